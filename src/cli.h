@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* argv -> options. Pure: no I/O, no environment. */
+#pragma once
+
+#include <stdio.h>
+
+#include "common.h"
+
+typedef enum {
+        ACS_CMD_RUN,
+        ACS_CMD_EXEC,
+        ACS_CMD_CHECK,
+        ACS_CMD_MCP,
+        ACS_CMD_PROFILES,
+        ACS_CMD_BENCH,
+        ACS_CMD_DOCTOR,
+        ACS_CMD_APPLY,
+        ACS_CMD_HELP,
+        ACS_CMD_VERSION,
+} acs_command;
+
+typedef enum { ACS_MOUNT_RO_BIND, ACS_MOUNT_BIND, ACS_MOUNT_TMPFS } acs_mount_kind;
+
+typedef struct acs_mount_opt {
+        acs_mount_kind kind;
+        char *src; /* NULL for tmpfs */
+        char *dest;
+} acs_mount_opt;
+
+typedef struct acs_options {
+        acs_command command;
+        char *profile;       /* NULL: default for the command */
+        char *workspace;
+        /* overrides; has_* says whether given */
+        bool has_timeout, has_memory, has_max_tokens, has_net;
+        double timeout;
+        uint64_t memory;
+        uint64_t max_tokens;
+        int net;             /* acs_net_mode */
+        acs_mount_opt *mounts;
+        size_t n_mounts;
+        char **setenv;       /* "VAR=VALUE" */
+        char **unsetenv;
+        char *chdir;
+        bool apply;
+        char *patch;         /* FILE or "-" */
+        char *keep;
+        bool json;
+        char *report;
+        bool quiet;
+        int verbose;
+        char *code;          /* -c CODE */
+        char **args;         /* SCRIPT ARGS / COMMAND ARGS / check FILE / apply DIR */
+        /* mcp */
+        unsigned max_concurrency; /* 0 = number of CPUs */
+} acs_options;
+
+void acs_options_done(acs_options *o);
+/* Parse argv (argv[0] is the program name). On error fills err (exit 125). */
+int acs_cli_parse(int argc, char *const *argv, acs_options *ret, acs_error *err);
+void acs_cli_usage(FILE *out);

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common.h"
+
+int acs_log_level = 1;
+
+void acs_strv_free(char **v)
+{
+        if (!v)
+                return;
+        for (char **p = v; *p; p++)
+                free(*p);
+        free(v);
+}
+
+size_t acs_strv_length(char *const *v)
+{
+        size_t n = 0;
+        while (v && v[n])
+                n++;
+        return n;
+}
+
+bool acs_strv_contains(char *const *v, const char *s)
+{
+        for (; v && *v; v++)
+                if (strcmp(*v, s) == 0)
+                        return true;
+        return false;
+}
+
+int acs_strv_push(char ***v, const char *s)
+{
+        size_t n = acs_strv_length(*v);
+        char *copy = strdup(s);
+        if (!copy)
+                return -ENOMEM;
+        char **nv = realloc(*v, (n + 2) * sizeof(char *));
+        if (!nv) {
+                free(copy);
+                return -ENOMEM;
+        }
+        nv[n] = copy;
+        nv[n + 1] = NULL;
+        *v = nv;
+        return 0;
+}
+
+char **acs_strv_copy(char *const *v)
+{
+        size_t n = acs_strv_length(v);
+        char **c = calloc(n + 1, sizeof(char *));
+        if (!c)
+                return NULL;
+        for (size_t i = 0; i < n; i++)
+                if (!(c[i] = strdup(v[i]))) {
+                        acs_strv_free(c);
+                        return NULL;
+                }
+        return c;
+}
+
+static int error_vset(acs_error *err, int code, const char *stage, bool with_errno,
+                      const char *fmt, va_list ap)
+{
+        if (!err)
+                return code;
+        err->code = code;
+        if (err->exit_status == 0)
+                err->exit_status = 125;
+        snprintf(err->stage, sizeof err->stage, "%s", stage ? stage : "");
+        int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        if (with_errno && n >= 0 && (size_t)n < sizeof err->msg)
+                snprintf(err->msg + n, sizeof err->msg - n, ": %s", strerror(code < 0 ? -code : code));
+        return code;
+}
+
+int acs_error_set(acs_error *err, int code, const char *stage, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        error_vset(err, code, stage, false, fmt, ap);
+        va_end(ap);
+        return code;
+}
+
+int acs_error_errno(acs_error *err, int code, const char *stage, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        error_vset(err, code, stage, true, fmt, ap);
+        va_end(ap);
+        return code;
+}
+
+int acs_parse_uint(const char *s, uint64_t *ret)
+{
+        char *end;
+        if (!s || !*s || *s == '-' || *s == '+')
+                return -EINVAL;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (errno || *end)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int acs_parse_size(const char *s, uint64_t *ret)
+{
+        char *end;
+        if (!s || !*s || *s == '-' || *s == '+')
+                return -EINVAL;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (errno || end == s)
+                return -EINVAL;
+        unsigned shift = 0;
+        switch (*end) {
+        case '\0': break;
+        case 'k': case 'K': shift = 10; end++; break;
+        case 'm': case 'M': shift = 20; end++; break;
+        case 'g': case 'G': shift = 30; end++; break;
+        case 't': case 'T': shift = 40; end++; break;
+        default: return -EINVAL;
+        }
+        if (*end == 'i' || *end == 'B')
+                end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
+        if (*end)
+                return -EINVAL;
+        if (shift && v > (UINT64_MAX >> shift))
+                return -ERANGE;
+        *ret = (uint64_t)v << shift;
+        return 0;
+}
+
+int acs_parse_seconds(const char *s, double *ret)
+{
+        char *end;
+        if (!s || !*s || *s == '-' || *s == '+')
+                return -EINVAL;
+        errno = 0;
+        double v = strtod(s, &end);
+        if (errno || end == s || !isfinite(v) || v < 0)
+                return -EINVAL;
+        if (*end == 's' && end[1] == '\0')
+                end++;
+        if (*end)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+void acs_log(int level, const char *fmt, ...)
+{
+        if (level > acs_log_level)
+                return;
+        va_list ap;
+        va_start(ap, fmt);
+        fputs("acs-launch: ", stderr);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        va_end(ap);
+}

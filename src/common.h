@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Small shared helpers: cleanup attributes, ownership transfer, the error record. */
+#pragma once
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _unused_ __attribute__((unused))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _noreturn_ __attribute__((noreturn))
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+
+/* Move ownership out of a cleanup variable: *ret = TAKE_PTR(p); */
+#define TAKE_PTR(p)                                                                 \
+        ({                                                                          \
+                __typeof__(p) _p_ = (p);                                            \
+                (p) = NULL;                                                         \
+                _p_;                                                                \
+        })
+#define TAKE_FD(fd)                                                                 \
+        ({                                                                          \
+                int _fd_ = (fd);                                                    \
+                (fd) = -1;                                                          \
+                _fd_;                                                               \
+        })
+
+static inline void freep(void *p) { free(*(void **)p); }
+static inline void closep(int *fd)
+{
+        if (*fd >= 0) {
+                int saved = errno;
+                close(*fd);
+                errno = saved;
+        }
+}
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+
+/* NULL-terminated string vectors (profile lists, argv). */
+void acs_strv_free(char **v);
+static inline void acs_strv_freep(char ***v) { acs_strv_free(*v); }
+#define _cleanup_strv_free_ _cleanup_(acs_strv_freep)
+size_t acs_strv_length(char *const *v);
+bool acs_strv_contains(char *const *v, const char *s);
+int acs_strv_push(char ***v, const char *s); /* copies s; -ENOMEM */
+char **acs_strv_copy(char *const *v);
+
+/*
+ * The error record. Fallible functions return >= 0 on success and -errno on
+ * failure, and fill this record with the stage and a message for the user.
+ * It is fixed-size so a child after clone can fill it and send it to the
+ * parent over the sync socket without allocating.
+ */
+typedef struct acs_error {
+        int code;        /* negative errno, or 0 */
+        int exit_status; /* 125 unless the stage says otherwise (127: not found) */
+        char stage[32];  /* "profile", "usage", "userns", "mount", "seccomp", ... */
+        char msg[1024];
+} acs_error;
+
+/* Fill err (if not NULL) and return code (a negative errno). */
+int acs_error_set(acs_error *err, int code, const char *stage, const char *fmt, ...) _printf_(4, 5);
+/* Like acs_error_set, appending ": strerror(-code)". */
+int acs_error_errno(acs_error *err, int code, const char *stage, const char *fmt, ...) _printf_(4, 5);
+
+/* Parsers shared by the CLI and the profile: "128M", "1.5" (seconds). */
+int acs_parse_size(const char *s, uint64_t *ret);
+int acs_parse_seconds(const char *s, double *ret);
+int acs_parse_uint(const char *s, uint64_t *ret);
+
+/* Log level is the only global mutable state. */
+extern int acs_log_level; /* 0 quiet, 1 normal, 2 verbose */
+void acs_log(int level, const char *fmt, ...) _printf_(2, 3);

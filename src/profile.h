@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Policy profiles: INI files parsed with inih, with inheritance and validation. */
+#pragma once
+
+#include <stdio.h>
+
+#include "common.h"
+
+typedef enum { ACS_SCAN_ENFORCE, ACS_SCAN_WARN, ACS_SCAN_OFF } acs_scan_mode;
+typedef enum { ACS_WS_OVERLAY, ACS_WS_READONLY, ACS_WS_NONE } acs_ws_mode;
+typedef enum { ACS_NET_NONE, ACS_NET_LOOPBACK } acs_net_mode;
+typedef enum { ACS_APPLY_SUCCESS, ACS_APPLY_ALWAYS, ACS_APPLY_NEVER } acs_apply_mode;
+typedef enum { ACS_ANSI_STRIP, ACS_ANSI_KEEP } acs_ansi_mode;
+
+/* Every list is a NULL-terminated strv (never NULL after acs_profile_load). */
+typedef struct acs_profile {
+        char *name;        /* "pure-math" */
+        char *path;        /* file it was read from */
+        char *description;
+        char **locked;     /* [profile] locked: keys the command line may not loosen */
+
+        /* [scan] */
+        acs_scan_mode scan_mode;
+        char **allow_imports;
+        char **deny_builtins;
+        char **deny_attributes;
+        uint64_t max_source;
+
+        /* [python] */
+        char *interpreter;
+        char **python_flags;
+
+        /* [filesystem] */
+        char **ro_bind;    /* host paths shown read-only at the same place */
+        char **tmpfs;
+        acs_ws_mode workspace;
+        uint64_t workspace_size;
+        char *hostname;
+        char **protect;    /* globs never applied back */
+        acs_apply_mode apply;
+
+        /* [limits] */
+        double timeout;    /* seconds, 0 = none */
+        uint64_t cpu;      /* seconds, 0 = none */
+        uint64_t memory;   /* bytes, 0 = none */
+        uint64_t processes;
+        uint64_t file_size;
+        uint64_t open_files;
+
+        /* [output] */
+        uint64_t max_tokens;
+        acs_ansi_mode ansi;
+
+        /* [network] */
+        acs_net_mode net;
+
+        /* [seccomp] */
+        char **seccomp_deny;
+
+        /* [env] */
+        char **env_keep;
+        char **env_set;    /* "VAR=VALUE" */
+} acs_profile;
+
+void acs_profile_free(acs_profile *p);
+static inline void acs_profile_freep(acs_profile **p)
+{
+        if (*p)
+                acs_profile_free(*p);
+}
+#define _cleanup_profile_ _cleanup_(acs_profile_freep)
+
+/*
+ * Pure: parse one profile from text (no inherit resolution). The loader
+ * below resolves `inherit` through a callback so this stays free of I/O.
+ * filename is used only in messages ("file:line: key: ...").
+ */
+typedef int (*acs_profile_reader)(void *userdata, const char *name, char **ret_text,
+                                  char **ret_path, acs_error *err);
+int acs_profile_parse(const char *text, const char *filename, const char *name,
+                      acs_profile_reader reader, void *userdata, acs_profile **ret,
+                      acs_error *err);
+
+/* Search path (interfaces.md §2) and loading by NAME or PATH. */
+char **acs_profile_search_path(void);
+int acs_profile_load(const char *name_or_path, acs_profile **ret, acs_error *err);
+/* "acs-launch profiles": name, description, path of each profile on the path. */
+int acs_profile_list(FILE *out, acs_error *err);
+
+/* Names of enum values for reports and messages. */
+const char *acs_scan_mode_to_string(acs_scan_mode m);
+const char *acs_net_mode_to_string(acs_net_mode m);

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The run report (interfaces.md §3): a plain struct filled by the engine, turned into JSON here. */
+#pragma once
+
+#include "common.h"
+#include "diff.h"
+
+struct json_object;
+
+#define ACS_REPORT_SCHEMA "acs-report/1"
+
+typedef enum {
+        ACS_STATUS_EXITED,
+        ACS_STATUS_TIMEOUT,
+        ACS_STATUS_SIGNALED,
+        ACS_STATUS_MEMORY,
+        ACS_STATUS_REJECTED,
+        ACS_STATUS_ERROR,
+} acs_status;
+
+typedef struct acs_finding {
+        char *rule;    /* "forbidden-import" */
+        char *name;    /* "os" */
+        int line, col; /* 1-based line, 0-based column, as Python reports them */
+        char *message;
+} acs_finding;
+
+typedef enum { ACS_VERDICT_SKIPPED, ACS_VERDICT_PASS, ACS_VERDICT_REJECT, ACS_VERDICT_WARN } acs_verdict;
+
+typedef struct acs_scan_result {
+        acs_verdict verdict;
+        double ms;
+        acs_finding *findings;
+        size_t n_findings;
+} acs_scan_result;
+
+typedef struct acs_stream_result {
+        char *text;            /* clipped text, valid UTF-8 */
+        size_t text_len;
+        uint64_t bytes;        /* bytes the program wrote */
+        uint64_t tokens;       /* estimated tokens of everything written */
+        bool truncated;
+        uint64_t omitted_bytes;
+        uint64_t omitted_lines;
+        uint64_t omitted_tokens;
+} acs_stream_result;
+
+typedef struct acs_limits_result {
+        double timeout_s;
+        uint64_t memory, processes, cpu_s, file_size, open_files;
+        const char *memory_enforced;    /* "cgroup2" | "rlimit" | "none" */
+        const char *processes_enforced;
+} acs_limits_result;
+
+typedef struct acs_report {
+        acs_status status;
+        int exit_code;       /* program's exit status, or 124/125/126/127/128+N */
+        int signal;          /* 0 = none */
+        char *profile;
+        acs_scan_result scan;
+        acs_stream_result out, err;
+        acs_changes files;
+        bool have_files;
+        acs_limits_result limits;
+        double wall_ms, user_ms, sys_ms;
+        long max_rss_kb;
+        double scan_ms, setup_ms, run_ms, diff_ms;
+        char *error;         /* status == error: the launcher's message */
+} acs_report;
+
+void acs_report_done(acs_report *r); /* frees members, not r */
+void acs_scan_result_done(acs_scan_result *s);
+const char *acs_status_to_string(acs_status s);
+struct json_object *acs_report_to_json(const acs_report *r);
+/* Serialised JSON (one line unless pretty). Caller frees. */
+char *acs_report_to_string(const acs_report *r, bool pretty);

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The single engine entry point that both the CLI and the MCP server call. */
+#pragma once
+
+#include "cli.h"
+#include "profile.h"
+#include "report.h"
+
+typedef enum { ACS_RUN_FILE, ACS_RUN_CODE, ACS_RUN_EXEC } acs_run_kind;
+
+typedef struct acs_run_request {
+        acs_run_kind kind;
+        const acs_profile *profile; /* already loaded */
+        const acs_options *opts;    /* overrides and mounts; may be NULL */
+        char *const *argv;          /* FILE ARGS | ARGS (for code) | COMMAND ARGS */
+        const char *code;           /* ACS_RUN_CODE: the source */
+        size_t code_len;
+        int stdin_fd;               /* -1: /dev/null */
+        bool stream;                /* pass output through live (CLI without --json) */
+        int cancel_fd;              /* -1, or readable/hup => kill the sandbox (MCP) */
+} acs_run_request;
+
+/*
+ * Run one sandbox. Returns < 0 only when acs-launch itself failed before the
+ * report could say anything useful; otherwise fills rep (status error included).
+ */
+int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err);
+
+/* The exit status the CLI returns for a report (interfaces.md §1). */
+int acs_report_exit_status(const acs_report *r);
