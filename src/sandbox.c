@@ -25,6 +25,7 @@
 #include <sys/uio.h>
 #include <grp.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "filter.h"
 #include "sandbox.h"
@@ -119,6 +120,16 @@ int acs_sandbox_read_msg(acs_sandbox *sb, int *ret_status, acs_error *ret_err)
 
 /* ---- the child -------------------------------------------------------- */
 
+void acs_trace(const acs_sandbox_cfg *cfg, const char *step)
+{
+        if (!cfg->verbose)
+                return;
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        double now = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+        dprintf(2, "acs-launch: %8.3f ms  %s\n", now - cfg->t0_ms, step);
+}
+
 typedef struct child_ctx {
         const acs_sandbox_cfg *cfg;
         int sync_fd;
@@ -139,6 +150,21 @@ static int write_file_at(const char *path, const char *data)
         if (write(fd, data, len) != (ssize_t)len)
                 return -errno ?: -EIO;
         return 0;
+}
+
+/* Close every fd from lowfd up except keep1 and keep2 (-1: none). */
+static void close_all_except(int lowfd, int keep1, int keep2)
+{
+        int keep[2] = { keep1 < keep2 ? keep1 : keep2, keep1 < keep2 ? keep2 : keep1 };
+        unsigned from = (unsigned)lowfd;
+        for (int i = 0; i < 2; i++) {
+                if (keep[i] < lowfd)
+                        continue;
+                if ((unsigned)keep[i] > from)
+                        syscall(SYS_close_range, from, (unsigned)keep[i] - 1, 0);
+                from = (unsigned)keep[i] + 1;
+        }
+        syscall(SYS_close_range, from, ~0U, 0);
 }
 
 /* Search PATH from the sandbox's environment, inside the sandbox. */
@@ -211,9 +237,7 @@ static _noreturn_ void program_main(child_ctx *c)
                 goto fail;
         }
         /* keep 0,1,2, the sync socket (CLOEXEC: reports exec failure) and the scan pipe */
-        for (int fd = 3; fd < 1024; fd++)
-                if (fd != c->sync_fd && fd != cfg->scan_fd)
-                        close(fd);
+        close_all_except(3, c->sync_fd, cfg->scan_fd);
         if (setsid() < 0) {
                 acs_error_errno(err, -errno, "setsid", "setsid");
                 goto fail;
@@ -224,11 +248,14 @@ static _noreturn_ void program_main(child_ctx *c)
         }
         if ((r = apply_rlimits(cfg, err)) < 0)
                 goto fail;
+        acs_trace(cfg, "program: stdio, session, rlimits");
         if ((r = acs_drop_privileges(err)) < 0)
                 goto fail;
+        acs_trace(cfg, "program: capabilities dropped, no_new_privs");
         acs_filter_opts fo = { .net_none = cfg->net == ACS_NET_NONE, .extra_deny = cfg->seccomp_deny };
         if ((r = acs_filter_install(&fo, err)) < 0)
                 goto fail;
+        acs_trace(cfg, "program: seccomp loaded, exec");
         sigprocmask(SIG_SETMASK, &c->saved_mask, NULL);
 
         if (cfg->scan_in_child)
@@ -278,6 +305,7 @@ static _noreturn_ void init_main(child_ctx *c)
         int *src_fds = NULL, ws_fd = -1;
         if ((r = acs_mounts_open(cfg, &src_fds, &ws_fd, err)) < 0)
                 goto fail;
+        acs_trace(cfg, "userns: maps written, sources opened");
         if ((r = setup_identity(c, err)) < 0)
                 goto fail;
         if (cfg->hostname && sethostname(cfg->hostname, strlen(cfg->hostname)) < 0) {
@@ -289,6 +317,7 @@ static _noreturn_ void init_main(child_ctx *c)
         if (cfg->scan_in_child && (r = acs_scan_prepare(err)) < 0)
                 goto fail;
 
+        acs_trace(cfg, "uts, net, scan module ready");
         int upper_fd = -1, lower_fd = -1;
         if ((r = acs_mounts_build(cfg, src_fds, ws_fd, &upper_fd, &lower_fd, err)) < 0)
                 goto fail;
@@ -301,6 +330,7 @@ static _noreturn_ void init_main(child_ctx *c)
                 close(lower_fd);
         }
 
+        acs_trace(cfg, "mounts: root built, pivoted, old root detached");
         /* vfork: no page-table copy; init is suspended until the program execs. */
         pid_t pid = vfork();
         if (pid < 0) {
@@ -313,9 +343,7 @@ static _noreturn_ void init_main(child_ctx *c)
         /* Init keeps nothing the program could use: no fds but the sync socket
          * (so the output pipes reach EOF when the program's side closes) and no
          * capabilities. */
-        for (int fd = 0; fd < 1024; fd++)
-                if (fd != c->sync_fd)
-                        close(fd);
+        close_all_except(0, c->sync_fd, -1);
         if (acs_drop_privileges(NULL) < 0)
                 _exit(125);
         send_status(c->sync_fd, ACS_MSG_STARTED, 0);
