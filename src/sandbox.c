@@ -11,6 +11,7 @@
  * an acs_error record over the CLOEXEC sync socket, then _exit.
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -300,6 +301,12 @@ static _noreturn_ void init_main(child_ctx *c)
         /* Wait until the launcher has written our uid/gid maps. */
         if (read(c->sync_fd, &go, 1) != 1 || go != 'g')
                 _exit(125);
+        /* Init is a copy of the launcher: its memory still holds the
+         * launcher's argv and environment. Not dumpable, so the program
+         * cannot read /proc/1/environ or /proc/1/mem (the mm belongs to the
+         * launcher's user namespace, where the sandbox has no capability). */
+        if (prctl(PR_SET_DUMPABLE, 0) < 0)
+                _exit(125);
         /* Open what we bind while we still are the launcher's uid: a
          * root launcher's private directories stay reachable by fd. */
         int *src_fds = NULL, ws_fd = -1;
@@ -308,6 +315,16 @@ static _noreturn_ void init_main(child_ctx *c)
         acs_trace(cfg, "userns: maps written, sources opened");
         if ((r = setup_identity(c, err)) < 0)
                 goto fail;
+        /* Changing credentials cleared the parent-death signal: set it again,
+         * then make sure the launcher did not die in between (it never writes
+         * after the go byte, so anything readable means it hung up). */
+        if (c->root_launcher) {
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                        _exit(125);
+                struct pollfd pfd = { .fd = c->sync_fd, .events = POLLIN };
+                if (poll(&pfd, 1, 0) != 0)
+                        _exit(125);
+        }
         if (cfg->hostname && sethostname(cfg->hostname, strlen(cfg->hostname)) < 0) {
                 acs_error_errno(err, -errno, "uts", "sethostname");
                 goto fail;
