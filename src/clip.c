@@ -15,6 +15,7 @@
 
 #define UNITS_PER_TOKEN 4
 #define HEAD_PERCENT 40
+#define GRACE_PERCENT 10
 #define MARKER_RESERVE (25 * UNITS_PER_TOKEN) /* the marker line, counted in the budget */
 #define STDERR_FLOOR 256                      /* units the end of stderr always gets */
 #define MIN_LINECAP 256                       /* bytes of one line kept, at least */
@@ -86,6 +87,7 @@ typedef struct stream {
 struct acs_shield {
         uint64_t budget;   /* units */
         uint64_t head_max; /* units, both streams' heads together */
+        uint64_t grace;    /* a line that began live may finish past head_max by this */
         size_t linecap;
         bool strip_ansi;
         bool finished;
@@ -180,6 +182,7 @@ acs_shield *acs_shield_new(uint64_t max_tokens, bool strip_ansi)
                 max_tokens = ACS_SHIELD_MAX_TOKENS;
         s->budget = max_tokens * UNITS_PER_TOKEN;
         s->head_max = s->budget * HEAD_PERCENT / 100;
+        s->grace = s->budget * GRACE_PERCENT / 100;
         /* units >= bytes for valid UTF-8, so a line longer than the budget
          * in bytes could never be shown whole anyway */
         s->linecap = s->budget > MIN_LINECAP ? s->budget : MIN_LINECAP;
@@ -554,10 +557,18 @@ static void line_append_cp(acs_shield *s, stream *t, uint32_t cp, chunk *c)
         }
         unsigned u = cp < 0x80 ? 1 : UNITS_PER_TOKEN;
         line *l = &t->cur;
-        if (t->live && !t->skip_line) {
-                uint64_t used = head_used(s);
+        if (t->live && !t->skip_line && c) {
                 /* + 1: the line's newline must fit too */
-                if (used + l->units + u + 1 > s->head_max)
+                uint64_t want = head_used(s) + l->units + u + 1;
+                if (c->line_off >= 0 && l->len == 0 && t->head_run >= 2 &&
+                    t->head_last_len > 0 && (char)cp == t->head.p[t->head_last_off]) {
+                        /* maybe a run of identical lines starts: hold it
+                         * back so it can fold (if not, it is just shown at
+                         * the end instead of live) */
+                        c->live_end = (size_t)c->line_off;
+                        head_close(s, t);
+                } else if (want > s->head_max &&
+                           (c->line_off >= 0 || want > s->head_max + s->grace))
                         head_overflow(s, t, c);
         }
         if (t->skip_line) {

@@ -17,11 +17,12 @@
  *   is a newline) -> lines.
  * The budget (units = 4 * max_tokens, for both streams together) is split:
  *   - a head shared by both streams, first come first served, of 40% of the
- *     budget, streamed live;
+ *     budget, streamed live (a line that began inside it may finish up to
+ *     10% of the budget past it; a longer one is cut there);
  *   - the rest goes to the tails, at the end. When both tails do not fit,
  *     stderr is guaranteed half of what is left (or all it needs, if less),
- *     and never less than its last line (cut at 256 units when that line is
- *     huge): the end of a traceback always survives, even if this overruns
+ *     and never less than 256 units (its last line is cut to fit when it is
+ *     longer): the end of a traceback always survives, even if this overruns
  *     a tiny budget.
  *   Lines are never split, except a single line bigger than what is left.
  *   Runs of 4 or more identical lines after the head show two copies and
@@ -40,8 +41,10 @@
  *     Once feed returned n < len for a stream, it returns 0 for every later
  *     chunk of that stream: the live part is always a prefix of the stream.
  *     The live part is the program's raw bytes (escapes included); it ends
- *     at a line boundary except when a line started in an earlier chunk and
- *     overflowed the head (then the epilogue starts with "\n").
+ *     at a line boundary except when a line that started in an earlier chunk
+ *     overflowed the head and its grace (then the epilogue starts with "\n").
+ *     Live streaming also stops where a run of identical lines may start
+ *     (two equal lines at the end of the head), so that the run can fold.
  *   at EOF of both pipes (or when the program ended and the pipes are
  *   drained): acs_shield_finish(s, &rep->out, &rep->err);   (once)
  *   if streaming: for each stream, e = acs_shield_epilogue(s, stream, &n);

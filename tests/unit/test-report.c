@@ -1,4 +1,4 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "clip.h"
-#include "tap.h"
+#include "../tap.h"
 int main(void) { return tap_done(); }
