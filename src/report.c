@@ -66,9 +66,14 @@ static void sb_printf(strbuf *b, const char *fmt, ...)
         free(big);
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
+/*
+ * Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid; then
+ * *ret_bad is the length of the maximal invalid subpart (one U+FFFD for it,
+ * as the shield does and as Unicode recommends).
+ */
+static size_t utf8_seq(const unsigned char *s, size_t n, size_t *ret_bad)
 {
+        *ret_bad = 1;
         if (s[0] < 0x80)
                 return 1;
         size_t need;
@@ -89,11 +94,11 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
                         hi = 0x8F;
         } else
                 return 0;
-        if (need >= n)
-                return 0;
         for (size_t i = 1; i <= need; i++) {
-                if (s[i] < lo || s[i] > hi)
+                if (i >= n || s[i] < lo || s[i] > hi) {
+                        *ret_bad = i;
                         return 0;
+                }
                 lo = 0x80;
                 hi = 0xBF;
         }
@@ -106,14 +111,15 @@ static void sb_add_utf8(strbuf *b, const char *s, size_t n)
         const unsigned char *u = (const unsigned char *)s;
         size_t i = 0, start = 0;
         while (i < n) {
-                size_t k = utf8_seq(u + i, n - i);
+                size_t bad, k = utf8_seq(u + i, n - i, &bad);
                 if (k) {
                         i += k;
                         continue;
                 }
                 sb_add(b, s + start, i - start);
                 sb_add(b, "\xef\xbf\xbd", 3);
-                start = ++i;
+                i += bad;
+                start = i;
         }
         sb_add(b, s + start, n - start);
 }
