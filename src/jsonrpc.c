@@ -130,12 +130,12 @@ int acs_jrpc_parse(const char *line, size_t len, acs_jrpc_msg *ret)
         size_t end;
 
         *ret = (acs_jrpc_msg){ 0 };
-        if (len > 0 && line[len - 1] == '\r')
-                len--;
-        if (len > ACS_JRPC_MAX_LINE || len > INT32_MAX) {
+        if (len > ACS_JRPC_MAX_LINE) {
                 set_invalid(ret, ACS_JRPC_INVALID_REQUEST, "Invalid Request: message too large");
                 return 0;
         }
+        if (len > 0 && line[len - 1] == '\r')
+                len--;
         /* json-c would stop at a NUL byte; JSON text never contains one. */
         if (memchr(line, '\0', len)) {
                 set_invalid(ret, ACS_JRPC_PARSE_ERROR, "Parse error: NUL byte in message");
@@ -250,4 +250,16 @@ int acs_jrpc_error(const char *id_json, int code, const char *message, struct js
         }
         json_object_put(err);
         return r;
+}
+
+int acs_jrpc_utf8_prefix(const char *s, int max)
+{
+        int n = (int)strnlen(s, (size_t)max + 1);
+
+        if (n <= max)
+                return n;
+        n = max;
+        while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+                n--;
+        return n;
 }

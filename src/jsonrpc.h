@@ -63,3 +63,6 @@ int acs_jrpc_error(const char *id_json, int code, const char *message, struct js
 
 /* Serialise a json-c value as one line (no pretty-print, no escaped slashes). Caller frees. */
 char *acs_jrpc_to_line(struct json_object *o);
+
+/* Length of the longest prefix of s, at most max bytes, that ends on a UTF-8 boundary. */
+int acs_jrpc_utf8_prefix(const char *s, int max);
