@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The sandbox's root, built from nothing inside the new mount namespace.
+ *
+ * Layout before pivot_root (all under one tmpfs W mounted over /tmp in our
+ * private mount namespace; W's size is the profile's workspace_size, so
+ * the overlay upper layer, /tmp and /dev/shm share one bound):
+ *
+ *   W/root    small tmpfs: the new root (read-only after setup)
+ *   W/upper   overlay upper layer    W/work  overlay work dir
+ *   W/lower   bind of the host workspace (or an empty dir)
+ *   W/t0..    backing dirs for /tmp, /dev/shm and profile tmpfs entries
+ *
+ * Every host path the launcher names was opened (O_PATH) before clone and
+ * is bound through /proc/self/fd, so mounting W over /tmp hides nothing
+ * the setup still needs. After pivot_root the old root (with W's own mount)
+ * is detached in one step; the overlay, the binds and the fds handed to
+ * the launcher keep W's superblock alive until the run is over.
+ */
+#include <fcntl.h>
+#include <libmount.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "doctor.h"
+#include "sandbox.h"
+
+#define W "/tmp"
+#define N W "/root"
+
+/* mount_setattr(2): recursive read-only without touching locked flags. */
+static int set_attr(const char *path, bool recursive, uint64_t set)
+{
+        struct mount_attr attr = { .attr_set = set };
+        if (syscall(SYS_mount_setattr, AT_FDCWD, path, recursive ? AT_RECURSIVE : 0, &attr,
+                    sizeof attr) < 0)
+                return -errno;
+        return 0;
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+        char buf[4096];
+        int n = snprintf(buf, sizeof buf, "%s", path);
+        if (n < 0 || (size_t)n >= sizeof buf)
+                return -ENAMETOOLONG;
+        for (char *p = buf + 1; *p; p++)
+                if (*p == '/') {
+                        *p = '\0';
+                        if (mkdir(buf, mode) < 0 && errno != EEXIST)
+                                return -errno;
+                        *p = '/';
+                }
+        if (mkdir(buf, mode) < 0 && errno != EEXIST)
+                return -errno;
+        return 0;
+}
+
+/* Create the mount point for dest under the new root: a dir, or an empty file. */
+static int make_target(const char *inside, bool dir, char *buf, size_t len)
+{
+        int n = snprintf(buf, len, N "%s", inside);
+        if (n < 0 || (size_t)n >= len)
+                return -ENAMETOOLONG;
+        if (dir)
+                return mkdir_p(buf, 0755);
+        char *slash = strrchr(buf, '/');
+        *slash = '\0';
+        int r = mkdir_p(buf, 0755);
+        *slash = '/';
+        if (r < 0)
+                return r;
+        int fd = open(buf, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0 && errno != EEXIST)
+                return -errno;
+        if (fd >= 0)
+                close(fd);
+        return 0;
+}
+
+static int bind_fd(int fd, const char *target, bool ro, acs_error *err, const char *what)
+{
+        char src[64];
+        snprintf(src, sizeof src, "/proc/self/fd/%d", fd);
+        if (mount(src, target, NULL, MS_BIND | MS_REC, NULL) < 0)
+                return acs_error_errno(err, -errno, "mount", "bind %s", what);
+        /* nosuid/nodev are only ever added; read-only recursively when asked */
+        int r = set_attr(target, true, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (ro ? MOUNT_ATTR_RDONLY : 0));
+        if (r < 0)
+                return acs_error_errno(err, r, "mount", "making %s %s", what, ro ? "read-only" : "nosuid");
+        return 0;
+}
+
+static int bind_path(const char *src, const char *target, acs_error *err)
+{
+        if (mount(src, target, NULL, MS_BIND, NULL) < 0)
+                return acs_error_errno(err, -errno, "mount", "bind %s", src);
+        return 0;
+}
+
+static int write_text(const char *path, const char *data, size_t len, mode_t mode)
+{
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+        if (fd < 0)
+                return -errno;
+        while (len > 0) {
+                ssize_t n = write(fd, data, len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return n < 0 ? -errno : -EIO;
+                data += n;
+                len -= (size_t)n;
+        }
+        return 0;
+}
+
+/* /dev with only null, zero, full, random, urandom and the usual links. */
+static int build_dev(acs_error *err)
+{
+        static const char *const nodes[] = { "null", "zero", "full", "random", "urandom" };
+        static const char *const links[][2] = {
+                { "fd", "/proc/self/fd" },      { "stdin", "/proc/self/fd/0" },
+                { "stdout", "/proc/self/fd/1" }, { "stderr", "/proc/self/fd/2" },
+        };
+        char path[256];
+        int r;
+        if (mkdir(N "/dev", 0755) < 0)
+                return acs_error_errno(err, -errno, "mount", "mkdir /dev");
+        for (size_t i = 0; i < ELEMENTSOF(nodes); i++) {
+                snprintf(path, sizeof path, N "/dev/%s", nodes[i]);
+                if ((r = write_text(path, "", 0, 0644)) < 0)
+                        return acs_error_errno(err, r, "mount", "creating %s", path);
+                char src[64];
+                snprintf(src, sizeof src, "/dev/%s", nodes[i]);
+                if ((r = bind_path(src, path, err)) < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(links); i++) {
+                snprintf(path, sizeof path, N "/dev/%s", links[i][0]);
+                if (symlink(links[i][1], path) < 0)
+                        return acs_error_errno(err, -errno, "mount", "symlink %s", path);
+        }
+        return 0;
+}
+
+/* Replicate the host's merged-/usr links (/bin -> usr/bin, ...). */
+static void usr_links(void)
+{
+        static const char *const names[] = { "bin", "sbin", "lib", "lib32", "lib64", "libx32" };
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                char host[32], target[256], path[64];
+                snprintf(host, sizeof host, "/%s", names[i]);
+                ssize_t n = readlink(host, target, sizeof target - 1);
+                if (n <= 0)
+                        continue;
+                target[n] = '\0';
+                snprintf(path, sizeof path, N "/%s", names[i]);
+                (void)!symlink(target, path);
+        }
+}
+
+static int etc_files(const acs_sandbox_cfg *cfg, acs_error *err)
+{
+        char buf[512];
+        uid_t uid = getuid();
+        gid_t gid = getgid();
+        if (mkdir(N "/etc", 0755) < 0 && errno != EEXIST)
+                return acs_error_errno(err, -errno, "mount", "mkdir /etc");
+        int n = snprintf(buf, sizeof buf, "sandbox:x:%u:%u:sandbox:/workspace:/bin/sh\n", uid, gid);
+        int r = write_text(N "/etc/passwd", buf, (size_t)n, 0644);
+        if (r >= 0) {
+                n = snprintf(buf, sizeof buf, "sandbox:x:%u:\n", gid);
+                r = write_text(N "/etc/group", buf, (size_t)n, 0644);
+        }
+        if (r >= 0) {
+                const char *h = cfg->hostname ? cfg->hostname : "sandbox";
+                n = snprintf(buf, sizeof buf, "127.0.0.1\tlocalhost %s\n::1\tlocalhost\n", h);
+                r = write_text(N "/etc/hosts", buf, (size_t)n, 0644);
+        }
+        if (r < 0)
+                return acs_error_errno(err, r, "mount", "writing /etc");
+        return 0;
+}
+
+static int build_workspace(const acs_sandbox_cfg *cfg, int ws_fd, int *ret_upper, int *ret_lower, acs_error *err)
+{
+        int r;
+        if (mkdir(W "/lower", 0755) < 0)
+                return acs_error_errno(err, -errno, "mount", "mkdir lower");
+        if (ws_fd >= 0 && (r = bind_fd(ws_fd, W "/lower", true, err, "the workspace")) < 0)
+                return r;
+        if (cfg->ws_mode == ACS_WS_NONE)
+                return 0;
+        if (mkdir(N "/workspace", 0755) < 0)
+                return acs_error_errno(err, -errno, "mount", "mkdir /workspace");
+        if (cfg->ws_mode == ACS_WS_READONLY)
+                return bind_path(W "/lower", N "/workspace", err);
+
+        if (mkdir(W "/upper", 0755) < 0 || mkdir(W "/work", 0755) < 0)
+                return acs_error_errno(err, -errno, "mount", "mkdir upper");
+        /* userxattr: overlay inside a user namespace keeps its whiteout and
+         * opaque markers in user.* xattrs; without it removing a lower
+         * directory fails with EIO (performance-notes.md). */
+        _cleanup_free_ char *opts = NULL;
+        if (mnt_optstr_append_option(&opts, "lowerdir", W "/lower") < 0 ||
+            mnt_optstr_append_option(&opts, "upperdir", W "/upper") < 0 ||
+            mnt_optstr_append_option(&opts, "workdir", W "/work") < 0 ||
+            mnt_optstr_append_option(&opts, "userxattr", NULL) < 0)
+                return acs_error_set(err, -ENOMEM, "mount", "out of memory");
+        if (mount("overlay", N "/workspace", "overlay", MS_NOSUID | MS_NODEV, opts) < 0) {
+                r = -errno;
+                return acs_preflight_overlay_error(r, err);
+        }
+        int up = open(W "/upper", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int lo = open(W "/lower", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (up < 0 || lo < 0) {
+                r = -errno;
+                if (up >= 0)
+                        close(up);
+                if (lo >= 0)
+                        close(lo);
+                return acs_error_errno(err, r, "mount", "opening the overlay layers");
+        }
+        *ret_upper = up;
+        *ret_lower = lo;
+        return 0;
+}
+
+static int build_tmpfs(const acs_sandbox_cfg *cfg, acs_error *err)
+{
+        char backing[64], target[4096];
+        int r;
+        /* /dev/shm always; the profile's tmpfs list (usually /tmp) */
+        size_t n = acs_strv_length(cfg->tmpfs);
+        for (size_t i = 0; i <= n; i++) {
+                const char *dest = i < n ? cfg->tmpfs[i] : "/dev/shm";
+                snprintf(backing, sizeof backing, W "/t%zu", i);
+                if (mkdir(backing, 01777) < 0 || chmod(backing, 01777) < 0)
+                        return acs_error_errno(err, -errno, "mount", "mkdir %s", backing);
+                if ((r = make_target(dest, true, target, sizeof target)) < 0)
+                        return acs_error_errno(err, r, "mount", "creating %s", dest);
+                if ((r = bind_path(backing, target, err)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int acs_mounts_open(const acs_sandbox_cfg *cfg, int **ret_src_fds, int *ret_ws_fd, acs_error *err)
+{
+        int *fds = calloc(cfg->n_binds + 1, sizeof(int));
+        if (!fds)
+                return acs_error_set(err, -ENOMEM, "mount", "out of memory");
+        for (size_t i = 0; i < cfg->n_binds; i++) {
+                fds[i] = open(cfg->binds[i].src, O_PATH | O_CLOEXEC);
+                if (fds[i] < 0 && !(errno == ENOENT && cfg->binds[i].optional))
+                        return acs_error_errno(err, -errno, "mount", "cannot open '%s' to bind it", cfg->binds[i].src);
+        }
+        *ret_ws_fd = -1;
+        if (cfg->workspace && (*ret_ws_fd = open(cfg->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+                return acs_error_errno(err, -errno, "workspace", "cannot open the workspace '%s'", cfg->workspace);
+        *ret_src_fds = fds;
+        return 0;
+}
+
+int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, int *ret_upper_fd,
+                     int *ret_lower_fd, acs_error *err)
+{
+        char opts[128], target[4096];
+        int r;
+
+        *ret_upper_fd = *ret_lower_fd = -1;
+        /* Nothing we do propagates back to the host. */
+        if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
+                return acs_error_errno(err, -errno, "mount", "making / a slave");
+        snprintf(opts, sizeof opts, "mode=0755,size=%llu", (unsigned long long)(cfg->ws_size ?: 128ULL << 20));
+        if (mount("acs-scratch", W, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+                return acs_error_errno(err, -errno, "mount", "tmpfs scratch");
+        if (mkdir(N, 0755) < 0)
+                return acs_error_errno(err, -errno, "mount", "mkdir root");
+        snprintf(opts, sizeof opts, "mode=0755,size=%llu", (unsigned long long)(cfg->file_len + (1 << 20)));
+        if (mount("acs-root", N, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+                return acs_error_errno(err, -errno, "mount", "tmpfs root");
+
+        if ((r = etc_files(cfg, err)) < 0 || (r = build_dev(err)) < 0 || (r = build_tmpfs(cfg, err)) < 0)
+                return r;
+        if ((r = build_workspace(cfg, ws_fd, ret_upper_fd, ret_lower_fd, err)) < 0)
+                return r;
+        /* after the workspace, so a bind below /workspace lands on the overlay */
+        for (size_t i = 0; i < cfg->n_binds; i++) {
+                const acs_bind *b = &cfg->binds[i];
+                if (src_fds[i] < 0)
+                        continue; /* optional and absent on this host */
+                if ((r = make_target(b->dest, b->is_dir, target, sizeof target)) < 0)
+                        return acs_error_errno(err, r, "mount", "creating mount point %s", b->dest);
+                if ((r = bind_fd(src_fds[i], target, b->readonly, err, b->dest)) < 0)
+                        return r;
+        }
+        usr_links();
+        if (cfg->file_name) {
+                if (mkdir_p(N "/run/acs", 0755) < 0)
+                        return acs_error_errno(err, -errno, "mount", "mkdir /run/acs");
+                snprintf(target, sizeof target, N "/run/acs/%s", cfg->file_name);
+                if ((r = write_text(target, cfg->file_data, cfg->file_len, 0444)) < 0)
+                        return acs_error_errno(err, r, "mount", "placing the script");
+        }
+        /* procfs must be mounted from inside the new pid namespace, before
+         * the old root goes away. */
+        if (mkdir(N "/proc", 0555) < 0 ||
+            mount("proc", N "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+                return acs_error_errno(err, -errno, "mount", "procfs");
+
+        if (chdir(N) < 0)
+                return acs_error_errno(err, -errno, "mount", "chdir new root");
+        if (syscall(SYS_pivot_root, ".", ".") < 0)
+                return acs_error_errno(err, -errno, "mount", "pivot_root");
+        /* The old root is stacked under the new one; one detach drops it
+         * and W's own mount with it. */
+        if (umount2(".", MNT_DETACH) < 0)
+                return acs_error_errno(err, -errno, "mount", "detaching the old root");
+        if (chdir("/") < 0)
+                return acs_error_errno(err, -errno, "mount", "chdir /");
+        if ((r = set_attr("/", false, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) < 0)
+                return acs_error_errno(err, r, "mount", "making / read-only");
+        return 0;
+}

@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The engine: profile + options -> plan -> sandbox -> supervise -> report.
+ * Both the CLI and the MCP server call acs_run(); it never exits and never
+ * prints (except the live output stream the caller asked for).
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "run.h"
+#include "scan.h"
+#include "supervise.h"
+
+extern char **environ;
+
+typedef struct plan {
+        acs_sandbox_cfg cfg;
+        char **argv;
+        char **envp;
+        char **tmpfs;
+        acs_bind *binds;
+        size_t n_binds;
+        char *file_data;
+        size_t file_len;
+        char *file_name;
+        double timeout;
+        uint64_t max_tokens;
+} plan;
+
+static void plan_done(plan *p)
+{
+        acs_strv_free(p->argv);
+        acs_strv_free(p->envp);
+        acs_strv_free(p->tmpfs);
+        for (size_t i = 0; i < p->n_binds; i++) {
+                free(p->binds[i].src);
+                free(p->binds[i].dest);
+        }
+        free(p->binds);
+        free(p->file_data);
+        free(p->file_name);
+}
+
+static int add_bind(plan *p, const char *src, const char *dest, bool ro, bool optional, acs_error *err)
+{
+        struct stat st;
+        if (dest[0] != '/')
+                return acs_error_set(err, -EINVAL, "usage", "bind destination '%s' must be absolute", dest);
+        /* checked here for a clear message; opened inside the sandbox's namespace */
+        if (stat(src, &st) < 0) {
+                if (optional && errno == ENOENT)
+                        return 0;
+                return acs_error_errno(err, -errno, "mount", "cannot bind '%s'", src);
+        }
+        acs_bind *nb = realloc(p->binds, (p->n_binds + 1) * sizeof *nb);
+        if (!nb)
+                return -ENOMEM;
+        p->binds = nb;
+        nb[p->n_binds] = (acs_bind){ .src = strdup(src), .dest = strdup(dest), .readonly = ro,
+                                     .is_dir = S_ISDIR(st.st_mode), .optional = optional };
+        p->n_binds++;
+        if (!nb[p->n_binds - 1].src || !nb[p->n_binds - 1].dest)
+                return -ENOMEM;
+        return 0;
+}
+
+/* The sandbox's environment: nothing from the launcher but [env] keep. */
+static int build_env(plan *p, const acs_profile *prof, const acs_options *o)
+{
+        int r;
+        for (char **k = prof->env_keep; k && *k; k++) {
+                const char *v = getenv(*k);
+                if (v) {
+                        _cleanup_free_ char *kv = NULL;
+                        if (asprintf(&kv, "%s=%s", *k, v) < 0 || (r = acs_strv_push(&p->envp, kv)) < 0)
+                                return -ENOMEM;
+                }
+        }
+        char *const *sets[] = { prof->env_set, o ? o->setenv : NULL };
+        for (size_t s = 0; s < ELEMENTSOF(sets); s++)
+                for (char *const *kv = sets[s]; kv && *kv; kv++) {
+                        size_t klen = strcspn(*kv, "=");
+                        for (char **e = p->envp; e && *e; e++) /* later wins */
+                                if (strncmp(*e, *kv, klen) == 0 && (*e)[klen] == '=') {
+                                        **e = '\0';
+                                }
+                        if ((r = acs_strv_push(&p->envp, *kv)) < 0)
+                                return r;
+                }
+        for (char **u = o ? o->unsetenv : NULL; u && *u; u++)
+                for (char **e = p->envp; e && *e; e++)
+                        if (strncmp(*e, *u, strlen(*u)) == 0 && (*e)[strlen(*u)] == '=')
+                                **e = '\0';
+        /* compact the blanked entries */
+        size_t j = 0;
+        for (size_t i = 0; p->envp && p->envp[i]; i++) {
+                if (p->envp[i][0] == '\0')
+                        free(p->envp[i]);
+                else
+                        p->envp[j++] = p->envp[i];
+        }
+        if (p->envp)
+                p->envp[j] = NULL;
+        else if (!(p->envp = calloc(1, sizeof(char *))))
+                return -ENOMEM;
+        return 0;
+}
+
+static int read_source(const char *path, uint64_t max, plan *p, acs_error *err)
+{
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return acs_error_errno(err, -errno, "input", "cannot open '%s'", path);
+        struct stat st;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+                return acs_error_set(err, -EINVAL, "input", "'%s' is not a regular file", path);
+        if (max && (uint64_t)st.st_size > max)
+                return acs_error_set(err, -EFBIG, "input", "'%s' is %lld bytes, over max_source %llu",
+                                     path, (long long)st.st_size, (unsigned long long)max);
+        size_t cap = (size_t)st.st_size, len = 0;
+        char *buf = malloc(cap + 1);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t n = read(fd, buf + len, cap - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        free(buf);
+                        return acs_error_errno(err, -errno, "input", "reading '%s'", path);
+                }
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+                if (len == cap)
+                        break;
+        }
+        buf[len] = '\0';
+        p->file_data = buf;
+        p->file_len = len;
+        const char *base = strrchr(path, '/');
+        p->file_name = strdup(base ? base + 1 : path);
+        return p->file_name ? 0 : -ENOMEM;
+}
+
+/* A command-line value may tighten a locked profile value, never loosen it. */
+static int check_locked(const acs_profile *prof, const char *key, bool loosens, acs_error *err)
+{
+        if (loosens && acs_strv_contains(prof->locked, key))
+                return acs_error_set(err, -EPERM, "profile", "profile '%s' locks %s: the command line may not loosen it",
+                                     prof->name, key);
+        return 0;
+}
+
+static int build_plan(const acs_run_request *req, bool scan, plan *p, acs_error *err)
+{
+        const acs_profile *prof = req->profile;
+        const acs_options *o = req->opts;
+        acs_sandbox_cfg *c = &p->cfg;
+        int r;
+
+        p->timeout = prof->timeout;
+        p->max_tokens = prof->max_tokens;
+        c->net = prof->net;
+        c->rl_as = prof->memory;
+        if (o) {
+                if (o->has_timeout) {
+                        if ((r = check_locked(prof, "timeout", prof->timeout > 0 && (o->timeout == 0 || o->timeout > prof->timeout), err)) < 0)
+                                return r;
+                        p->timeout = o->timeout;
+                }
+                if (o->has_memory) {
+                        if ((r = check_locked(prof, "memory", prof->memory > 0 && (o->memory == 0 || o->memory > prof->memory), err)) < 0)
+                                return r;
+                        c->rl_as = o->memory;
+                }
+                if (o->has_max_tokens) {
+                        if ((r = check_locked(prof, "max_tokens", o->max_tokens > prof->max_tokens, err)) < 0)
+                                return r;
+                        p->max_tokens = o->max_tokens;
+                }
+                if (o->has_net) {
+                        if ((r = check_locked(prof, "net", o->net == ACS_NET_LOOPBACK && prof->net == ACS_NET_NONE, err)) < 0)
+                                return r;
+                        c->net = (acs_net_mode)o->net;
+                }
+        }
+        c->hostname = prof->hostname ? prof->hostname : "sandbox";
+        c->rl_cpu = prof->cpu;
+        c->rl_nproc = prof->processes;
+        c->rl_fsize = prof->file_size;
+        c->rl_nofile = prof->open_files;
+        c->seccomp_deny = prof->seccomp_deny;
+        c->ws_mode = prof->workspace;
+        c->ws_size = prof->workspace_size;
+
+        for (char **b = prof->ro_bind; b && *b; b++)
+                if ((r = add_bind(p, *b, *b, true, true, err)) < 0)
+                        return r;
+        p->tmpfs = acs_strv_copy(prof->tmpfs ? prof->tmpfs : (char *[]){ NULL });
+        if (!p->tmpfs)
+                return -ENOMEM;
+        for (size_t i = 0; o && i < o->n_mounts; i++) {
+                const acs_mount_opt *m = &o->mounts[i];
+                if (m->kind == ACS_MOUNT_TMPFS)
+                        r = acs_strv_push(&p->tmpfs, m->dest);
+                else
+                        r = add_bind(p, m->src, m->dest, m->kind == ACS_MOUNT_RO_BIND, false, err);
+                if (r < 0)
+                        return r;
+        }
+        if (o && o->workspace) {
+                struct stat st;
+                if (stat(o->workspace, &st) < 0)
+                        return acs_error_errno(err, -errno, "workspace", "cannot use '%s' as the workspace", o->workspace);
+                if (!S_ISDIR(st.st_mode))
+                        return acs_error_set(err, -ENOTDIR, "workspace", "workspace '%s' is not a directory", o->workspace);
+                c->workspace = o->workspace;
+        }
+        if ((r = build_env(p, prof, o)) < 0)
+                return r;
+
+        /* argv: interpreter flags... (/run/acs/NAME | -c CODE | COMMAND) ARGS... */
+        char *const *args = req->argv;
+        if (req->kind == ACS_RUN_EXEC) {
+                if (!args || !args[0])
+                        return acs_error_set(err, -EINVAL, "usage", "nothing to execute");
+                p->argv = acs_strv_copy(args);
+        } else {
+                const char *interp = prof->interpreter ? prof->interpreter : ACS_PYTHON;
+                if ((r = acs_strv_push(&p->argv, interp)) < 0)
+                        return r;
+                for (char **f = prof->python_flags; f && *f; f++)
+                        if ((r = acs_strv_push(&p->argv, *f)) < 0)
+                                return r;
+                if (req->kind == ACS_RUN_FILE) {
+                        if (!args || !args[0])
+                                return acs_error_set(err, -EINVAL, "usage", "no script given");
+                        if ((r = read_source(args[0], prof->max_source, p, err)) < 0)
+                                return r;
+                        _cleanup_free_ char *inside = NULL;
+                        if (asprintf(&inside, "/run/acs/%s", p->file_name) < 0 ||
+                            (r = acs_strv_push(&p->argv, inside)) < 0)
+                                return -ENOMEM;
+                        args++;
+                } else {
+                        if ((r = acs_strv_push(&p->argv, "-c")) < 0 ||
+                            (r = acs_strv_push(&p->argv, req->code ? req->code : "")) < 0)
+                                return r;
+                }
+                for (; args && *args; args++)
+                        if ((r = acs_strv_push(&p->argv, *args)) < 0)
+                                return r;
+        }
+        if (!p->argv)
+                return -ENOMEM;
+
+        c->argv = p->argv;
+        c->envp = p->envp;
+        c->tmpfs = p->tmpfs;
+        c->binds = p->binds;
+        c->n_binds = p->n_binds;
+        c->file_name = p->file_name;
+        c->file_data = p->file_data;
+        c->file_len = p->file_len;
+        c->chdir = (o && o->chdir) ? o->chdir : (c->ws_mode == ACS_WS_NONE ? "/" : "/workspace");
+        c->scan_in_child = scan;
+        c->profile = prof;
+        if (scan) {
+                bool file = req->kind == ACS_RUN_FILE;
+                c->scan_src = file ? p->file_data : req->code;
+                c->scan_len = file ? p->file_len : req->code_len;
+                c->scan_filename = file ? p->argv[acs_strv_length(prof->python_flags) + 1] : "<string>";
+        }
+        c->scan_fd = -1;
+        c->verbose = o && o->verbose > 0;
+        return 0;
+}
+
+static void fill_limits(acs_report *rep, const plan *p)
+{
+        rep->limits.timeout_s = p->timeout;
+        rep->limits.memory = p->cfg.rl_as;
+        rep->limits.processes = p->cfg.rl_nproc;
+        rep->limits.cpu_s = p->cfg.rl_cpu;
+        rep->limits.file_size = p->cfg.rl_fsize;
+        rep->limits.open_files = p->cfg.rl_nofile;
+        /* honest: this launcher enforces memory and processes with rlimits */
+        rep->limits.memory_enforced = p->cfg.rl_as ? "rlimit" : "none";
+        rep->limits.processes_enforced = p->cfg.rl_nproc ? "rlimit" : "none";
+}
+
+static void classify(acs_report *rep, const acs_supervise_out *so)
+{
+        if (so->timed_out) {
+                rep->status = ACS_STATUS_TIMEOUT;
+                rep->exit_code = 124;
+                rep->signal = SIGKILL;
+                return;
+        }
+        if (so->child_failed) {
+                rep->status = ACS_STATUS_ERROR;
+                rep->exit_code = so->child_err.exit_status ?: 125;
+                free(rep->error);
+                rep->error = strdup(so->child_err.msg);
+                return;
+        }
+        if (!so->have_status) {
+                rep->status = ACS_STATUS_SIGNALED;
+                rep->signal = so->launcher_signal ?: SIGKILL;
+                rep->exit_code = 128 + rep->signal;
+                return;
+        }
+        int st = so->wait_status;
+        if (WIFSIGNALED(st)) {
+                rep->status = ACS_STATUS_SIGNALED;
+                rep->signal = WTERMSIG(st);
+                rep->exit_code = 128 + rep->signal;
+        } else {
+                rep->status = ACS_STATUS_EXITED;
+                rep->exit_code = WEXITSTATUS(st);
+        }
+}
+
+static int open_pipe(int fds[2], acs_error *err)
+{
+        if (pipe2(fds, O_CLOEXEC) < 0)
+                return acs_error_errno(err, -errno, "io", "pipe");
+        fcntl(fds[0], F_SETFL, O_NONBLOCK);
+        return 0;
+}
+
+static void close_pair(int fds[2])
+{
+        closep(&fds[0]);
+        closep(&fds[1]);
+        fds[0] = fds[1] = -1;
+}
+
+int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
+{
+        const acs_profile *prof = req->profile;
+        plan p = { 0 };
+        acs_sandbox sb = { .pid = -1, .pidfd = -1, .sync_fd = -1, .upper_fd = -1, .lower_fd = -1 };
+        acs_supervise_out so = { 0 };
+        int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, scanp[2] = { -1, -1 };
+        int sigfd = -1, r;
+        acs_shield *shield = NULL;
+        sigset_t mask, old;
+        double t0 = acs_now_ms();
+
+        *rep = (acs_report){ .status = ACS_STATUS_ERROR, .exit_code = 125 };
+        rep->profile = strdup(prof->name ? prof->name : "");
+        bool scan = req->kind != ACS_RUN_EXEC && prof->scan_mode != ACS_SCAN_OFF;
+        rep->scan.verdict = ACS_VERDICT_SKIPPED;
+
+        if ((r = build_plan(req, scan, &p, err)) < 0)
+                goto out;
+        fill_limits(rep, &p);
+        shield = acs_shield_new(p.max_tokens, prof->ansi == ACS_ANSI_STRIP);
+        if (!shield) {
+                r = acs_error_set(err, -ENOMEM, "io", "out of memory");
+                goto out;
+        }
+        if ((r = open_pipe(outp, err)) < 0 || (r = open_pipe(errp, err)) < 0)
+                goto out;
+        if (scan && (r = open_pipe(scanp, err)) < 0)
+                goto out;
+        p.cfg.stdin_fd = req->stdin_fd;
+        p.cfg.stdout_fd = outp[1];
+        p.cfg.stderr_fd = errp[1];
+        p.cfg.scan_fd = scanp[1];
+
+        /* Signals that end the run arrive on a signalfd; the sandbox gets
+         * the original mask back before exec. */
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        sigprocmask(SIG_BLOCK, &mask, &old);
+        sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+
+        p.cfg.t0_ms = acs_now_ms();
+        if (p.cfg.verbose)
+                fprintf(stderr, "acs-launch: %8.3f ms  plan ready (profile %s)\n", p.cfg.t0_ms - t0, prof->name);
+        r = acs_sandbox_spawn(&p.cfg, &sb, err);
+        closep(&outp[1]);
+        closep(&errp[1]);
+        closep(&scanp[1]);
+        outp[1] = errp[1] = scanp[1] = -1;
+        if (r < 0)
+                goto restore;
+
+        acs_supervise_in si = { .sb = &sb, .out_fd = outp[0], .err_fd = errp[0], .scan_fd = scanp[0],
+                                .signal_fd = sigfd, .cancel_fd = req->cancel_fd, .timeout_s = p.timeout,
+                                .stream = req->stream, .shield = shield };
+        r = acs_supervise(&si, &so, err);
+        if (r < 0) {
+                acs_sandbox_kill(&sb);
+                goto restore;
+        }
+        classify(rep, &so);
+        if (so.scan_line) {
+                acs_scan_result sr = { 0 };
+                if (acs_scan_result_from_json(so.scan_line, &sr) >= 0) {
+                        acs_scan_result_done(&rep->scan);
+                        rep->scan = sr;
+                        rep->scan_ms = sr.ms;
+                        if (sr.verdict == ACS_VERDICT_REJECT && rep->status == ACS_STATUS_EXITED &&
+                            rep->exit_code == 126) {
+                                rep->status = ACS_STATUS_REJECTED;
+                        }
+                }
+        }
+        acs_shield_finish(shield, &rep->out, &rep->err);
+        if (rep->status == ACS_STATUS_EXITED && rep->exit_code != 0 && rep->limits.memory &&
+            rep->err.text && strstr(rep->err.text, "MemoryError"))
+                rep->status = ACS_STATUS_MEMORY;
+        rep->setup_ms = so.setup_ms;
+        rep->run_ms = so.run_ms;
+        rep->user_ms = (double)so.ru.ru_utime.tv_sec * 1e3 + (double)so.ru.ru_utime.tv_usec / 1e3;
+        rep->sys_ms = (double)so.ru.ru_stime.tv_sec * 1e3 + (double)so.ru.ru_stime.tv_usec / 1e3;
+        rep->max_rss_kb = so.ru.ru_maxrss;
+        if (req->stream)
+                for (int s = ACS_STDOUT; s <= ACS_STDERR; s++) {
+                        size_t len = 0;
+                        _cleanup_free_ char *ep = acs_shield_epilogue(shield, s, &len);
+                        if (ep && len)
+                                (void)!write(s == ACS_STDOUT ? 1 : 2, ep, len);
+                }
+        if (so.launcher_signal)
+                rep->signal = so.launcher_signal;
+        r = 0;
+restore:
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        /* a terminating signal that arrived now still counts (the caller re-raises it) */
+out:
+        rep->wall_ms = acs_now_ms() - t0;
+        if (r < 0) {
+                rep->status = ACS_STATUS_ERROR;
+                rep->exit_code = err && err->exit_status ? err->exit_status : 125;
+                free(rep->error);
+                rep->error = strdup(err && err->msg[0] ? err->msg : strerror(-r));
+        }
+        acs_sandbox_kill(&sb);
+        acs_sandbox_close(&sb);
+        acs_shield_free(shield);
+        free(so.scan_line);
+        close_pair(outp);
+        close_pair(errp);
+        close_pair(scanp);
+        closep(&sigfd);
+        plan_done(&p);
+        return r;
+}
+
+int acs_report_exit_status(const acs_report *r)
+{
+        switch (r->status) {
+        case ACS_STATUS_TIMEOUT: return 124;
+        case ACS_STATUS_REJECTED: return 126;
+        default: return r->exit_code;
+        }
+}

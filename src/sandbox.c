@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Sandbox creation. The launcher clones one child into new user, mount,
+ * pid, net, ipc, uts and cgroup namespaces. That child is the sandbox's
+ * init (pid 1): it builds the root from nothing, then vforks the program,
+ * which drops everything, installs seccomp last and execs. Init reaps and
+ * reports the program's wait status; when init exits, the kernel kills
+ * every process left in the pid namespace, so nothing outlives a run.
+ *
+ * The child never returns into launcher code: errors go to the launcher as
+ * an acs_error record over the CLOEXEC sync socket, then _exit.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <grp.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "filter.h"
+#include "sandbox.h"
+#include "doctor.h"
+#include "scan.h"
+
+#define NOBODY_ID 65534
+
+/* ---- messages over the sync socket ------------------------------------ */
+
+static void send_error(int fd, const acs_error *e)
+{
+        char buf[1 + sizeof *e];
+        buf[0] = ACS_MSG_ERROR;
+        memcpy(buf + 1, e, sizeof *e);
+        (void)!send(fd, buf, sizeof buf, MSG_NOSIGNAL);
+}
+
+static void send_status(int fd, char type, int status)
+{
+        char buf[1 + sizeof(int)];
+        buf[0] = type;
+        memcpy(buf + 1, &status, sizeof status);
+        (void)!send(fd, buf, sizeof buf, MSG_NOSIGNAL);
+}
+
+static int send_fds(int fd, int a, int b)
+{
+        char type = ACS_MSG_FDS;
+        struct iovec iov = { .iov_base = &type, .iov_len = 1 };
+        union {
+                char buf[CMSG_SPACE(2 * sizeof(int))];
+                struct cmsghdr align;
+        } u;
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                             .msg_controllen = sizeof u.buf };
+        struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(2 * sizeof(int));
+        int fds[2] = { a, b };
+        memcpy(CMSG_DATA(c), fds, sizeof fds);
+        return sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 ? -errno : 0;
+}
+
+int acs_sandbox_read_msg(acs_sandbox *sb, int *ret_status, acs_error *ret_err)
+{
+        char buf[1 + sizeof(acs_error)];
+        struct iovec iov = { .iov_base = buf, .iov_len = sizeof buf };
+        union {
+                char cbuf[CMSG_SPACE(2 * sizeof(int))];
+                struct cmsghdr align;
+        } u;
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.cbuf,
+                             .msg_controllen = sizeof u.cbuf };
+        ssize_t n;
+        do
+                n = recvmsg(sb->sync_fd, &mh, MSG_CMSG_CLOEXEC);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+        if (n == 0)
+                return 0;
+        switch (buf[0]) {
+        case ACS_MSG_ERROR:
+                if ((size_t)n != sizeof buf)
+                        return -EBADMSG;
+                if (ret_err)
+                        memcpy(ret_err, buf + 1, sizeof *ret_err);
+                return ACS_MSG_ERROR;
+        case ACS_MSG_STATUS:
+        case ACS_MSG_STARTED:
+                if ((size_t)n != 1 + sizeof(int))
+                        return -EBADMSG;
+                if (ret_status)
+                        memcpy(ret_status, buf + 1, sizeof(int));
+                return buf[0];
+        case ACS_MSG_FDS: {
+                struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+                if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(2 * sizeof(int)))
+                        return -EBADMSG;
+                int fds[2];
+                memcpy(fds, CMSG_DATA(c), sizeof fds);
+                sb->upper_fd = fds[0];
+                sb->lower_fd = fds[1];
+                return ACS_MSG_FDS;
+        }
+        default:
+                return -EBADMSG;
+        }
+}
+
+/* ---- the child -------------------------------------------------------- */
+
+void acs_trace(const acs_sandbox_cfg *cfg, const char *step)
+{
+        if (!cfg->verbose)
+                return;
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        double now = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+        dprintf(2, "acs-launch: %8.3f ms  %s\n", now - cfg->t0_ms, step);
+}
+
+typedef struct child_ctx {
+        const acs_sandbox_cfg *cfg;
+        int sync_fd;
+        int parent_fd; /* the launcher's end, closed at once in the child */
+        uid_t uid;
+        gid_t gid;
+        bool root_launcher;
+        sigset_t saved_mask;
+        acs_error err;
+} child_ctx;
+
+static int write_file_at(const char *path, const char *data)
+{
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        size_t len = strlen(data);
+        if (write(fd, data, len) != (ssize_t)len)
+                return -errno ?: -EIO;
+        return 0;
+}
+
+/* Close every fd from lowfd up except keep1 and keep2 (-1: none). */
+static void close_all_except(int lowfd, int keep1, int keep2)
+{
+        int keep[2] = { keep1 < keep2 ? keep1 : keep2, keep1 < keep2 ? keep2 : keep1 };
+        unsigned from = (unsigned)lowfd;
+        for (int i = 0; i < 2; i++) {
+                if (keep[i] < lowfd)
+                        continue;
+                if ((unsigned)keep[i] > from)
+                        syscall(SYS_close_range, from, (unsigned)keep[i] - 1, 0);
+                from = (unsigned)keep[i] + 1;
+        }
+        syscall(SYS_close_range, from, ~0U, 0);
+}
+
+/* Search PATH from the sandbox's environment, inside the sandbox. */
+static void exec_program(const acs_sandbox_cfg *cfg)
+{
+        const char *file = cfg->argv[0];
+        if (strchr(file, '/')) {
+                execve(file, cfg->argv, cfg->envp);
+                return;
+        }
+        const char *path = "/usr/local/bin:/usr/bin:/bin";
+        for (char **e = cfg->envp; e && *e; e++)
+                if (strncmp(*e, "PATH=", 5) == 0)
+                        path = *e + 5;
+        int saved = ENOENT;
+        char buf[4096];
+        for (const char *p = path;; p++) {
+                const char *end = strchrnul(p, ':');
+                int n = snprintf(buf, sizeof buf, "%.*s/%s", (int)(end - p), p, file);
+                if (n > 0 && (size_t)n < sizeof buf) {
+                        execve(buf, cfg->argv, cfg->envp);
+                        if (errno != ENOENT && errno != ENOTDIR)
+                                saved = errno;
+                }
+                if (!*end)
+                        break;
+                p = end;
+        }
+        errno = saved;
+}
+
+static int set_rlimit(int res, uint64_t v)
+{
+        if (v == 0)
+                return 0;
+        struct rlimit rl = { .rlim_cur = v, .rlim_max = v };
+        return setrlimit(res, &rl) < 0 ? -errno : 0;
+}
+
+static int apply_rlimits(const acs_sandbox_cfg *cfg, acs_error *err)
+{
+        struct rlimit zero = { 0, 0 };
+        if (set_rlimit(RLIMIT_CPU, cfg->rl_cpu) < 0 || set_rlimit(RLIMIT_AS, cfg->rl_as) < 0 ||
+            set_rlimit(RLIMIT_NPROC, cfg->rl_nproc) < 0 || set_rlimit(RLIMIT_FSIZE, cfg->rl_fsize) < 0 ||
+            set_rlimit(RLIMIT_NOFILE, cfg->rl_nofile) < 0 || setrlimit(RLIMIT_CORE, &zero) < 0)
+                return acs_error_errno(err, -errno, "limits", "setrlimit");
+        return 0;
+}
+
+/*
+ * The program process (pid 2 inside), after vfork from init: I/O, session,
+ * limits, privileges, seccomp -- in that order, seccomp last -- then exec.
+ */
+static _noreturn_ void program_main(child_ctx *c)
+{
+        const acs_sandbox_cfg *cfg = c->cfg;
+        acs_error *err = &c->err;
+        int in = cfg->stdin_fd, r;
+
+        if (in < 0 && (in = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+                acs_error_errno(err, -errno, "io", "open /dev/null");
+                goto fail;
+        }
+        if (dup2(in, 0) < 0 || dup2(cfg->stdout_fd, 1) < 0 || dup2(cfg->stderr_fd, 2) < 0) {
+                acs_error_errno(err, -errno, "io", "dup2");
+                goto fail;
+        }
+        if (cfg->scan_in_child && cfg->scan_fd >= 0 && cfg->scan_fd <= 2) {
+                acs_error_set(err, -EINVAL, "io", "scan fd collides with stdio");
+                goto fail;
+        }
+        /* keep 0,1,2, the sync socket (CLOEXEC: reports exec failure) and the scan pipe */
+        close_all_except(3, c->sync_fd, cfg->scan_fd);
+        if (setsid() < 0) {
+                acs_error_errno(err, -errno, "setsid", "setsid");
+                goto fail;
+        }
+        if (cfg->chdir && chdir(cfg->chdir) < 0) {
+                acs_error_errno(err, -errno, "chdir", "cannot change to %s inside the sandbox", cfg->chdir);
+                goto fail;
+        }
+        if ((r = apply_rlimits(cfg, err)) < 0)
+                goto fail;
+        acs_trace(cfg, "program: stdio, session, rlimits");
+        if ((r = acs_drop_privileges(err)) < 0)
+                goto fail;
+        acs_trace(cfg, "program: capabilities dropped, no_new_privs");
+        acs_filter_opts fo = { .net_none = cfg->net == ACS_NET_NONE, .extra_deny = cfg->seccomp_deny };
+        if ((r = acs_filter_install(&fo, err)) < 0)
+                goto fail;
+        acs_trace(cfg, "program: seccomp loaded, exec");
+        sigprocmask(SIG_SETMASK, &c->saved_mask, NULL);
+
+        if (cfg->scan_in_child)
+                acs_scan_exec(cfg->profile, cfg->argv, cfg->scan_src, cfg->scan_len,
+                              cfg->scan_filename, cfg->scan_fd);
+        exec_program(cfg);
+        r = -errno;
+        err->exit_status = (r == -ENOENT || r == -ENOTDIR || r == -EACCES) ? (r == -EACCES ? 126 : 127) : 125;
+        acs_error_errno(err, r, "exec", "cannot execute '%s' inside the sandbox", cfg->argv[0]);
+fail:
+        send_error(c->sync_fd, err);
+        _exit(err->exit_status ?: 125);
+}
+
+static int setup_identity(child_ctx *c, acs_error *err)
+{
+        /* Run by root: become the unprivileged inner uid so nothing the
+         * sandbox does is done as host root (security-model.md). */
+        if (c->root_launcher) {
+                if (setgroups(0, NULL) < 0 || setresgid(c->gid, c->gid, c->gid) < 0 ||
+                    setresuid(c->uid, c->uid, c->uid) < 0)
+                        return acs_error_errno(err, -errno, "userns", "cannot switch to uid %u", (unsigned)c->uid);
+                /* setresuid cleared the effective set; this namespace is ours, regain it for setup */
+                if (acs_caps_raise_all(err) < 0)
+                        return -EPERM;
+        }
+        return 0;
+}
+
+static _noreturn_ void init_main(child_ctx *c)
+{
+        const acs_sandbox_cfg *cfg = c->cfg;
+        acs_error *err = &c->err;
+        char go;
+        int r;
+
+        /* Die with the launcher. A launcher gone before this point is seen
+         * below: the read of the go byte then returns EOF. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                _exit(125);
+        close(c->parent_fd);
+        /* Wait until the launcher has written our uid/gid maps. */
+        if (read(c->sync_fd, &go, 1) != 1 || go != 'g')
+                _exit(125);
+        /* Init is a copy of the launcher: its memory still holds the
+         * launcher's argv and environment. Not dumpable, so the program
+         * cannot read /proc/1/environ or /proc/1/mem (the mm belongs to the
+         * launcher's user namespace, where the sandbox has no capability). */
+        if (prctl(PR_SET_DUMPABLE, 0) < 0)
+                _exit(125);
+        /* Open what we bind while we still are the launcher's uid: a
+         * root launcher's private directories stay reachable by fd. */
+        int *src_fds = NULL, ws_fd = -1;
+        if ((r = acs_mounts_open(cfg, &src_fds, &ws_fd, err)) < 0)
+                goto fail;
+        acs_trace(cfg, "userns: maps written, sources opened");
+        if ((r = setup_identity(c, err)) < 0)
+                goto fail;
+        /* Changing credentials cleared the parent-death signal: set it again,
+         * then make sure the launcher did not die in between (it never writes
+         * after the go byte, so anything readable means it hung up). */
+        if (c->root_launcher) {
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                        _exit(125);
+                struct pollfd pfd = { .fd = c->sync_fd, .events = POLLIN };
+                if (poll(&pfd, 1, 0) != 0)
+                        _exit(125);
+        }
+        if (cfg->hostname && sethostname(cfg->hostname, strlen(cfg->hostname)) < 0) {
+                acs_error_errno(err, -errno, "uts", "sethostname");
+                goto fail;
+        }
+        if (cfg->net == ACS_NET_LOOPBACK && (r = acs_net_loopback_up(err)) < 0)
+                goto fail;
+        if (cfg->scan_in_child && (r = acs_scan_prepare(err)) < 0)
+                goto fail;
+
+        acs_trace(cfg, "uts, net, scan module ready");
+        int upper_fd = -1, lower_fd = -1;
+        if ((r = acs_mounts_build(cfg, src_fds, ws_fd, &upper_fd, &lower_fd, err)) < 0)
+                goto fail;
+        if (upper_fd >= 0) {
+                if ((r = send_fds(c->sync_fd, upper_fd, lower_fd)) < 0) {
+                        acs_error_errno(err, r, "sync", "passing the workspace layers");
+                        goto fail;
+                }
+                close(upper_fd);
+                close(lower_fd);
+        }
+
+        acs_trace(cfg, "mounts: root built, pivoted, old root detached");
+        /* vfork: no page-table copy; init is suspended until the program execs. */
+        pid_t pid = vfork();
+        if (pid < 0) {
+                acs_error_errno(err, -errno, "fork", "cannot start the program");
+                goto fail;
+        }
+        if (pid == 0)
+                program_main(c);
+
+        /* Init keeps nothing the program could use: no fds but the sync socket
+         * (so the output pipes reach EOF when the program's side closes) and no
+         * capabilities. */
+        close_all_except(0, c->sync_fd, -1);
+        if (acs_drop_privileges(NULL) < 0)
+                _exit(125);
+        send_status(c->sync_fd, ACS_MSG_STARTED, 0);
+        for (;;) {
+                int st;
+                pid_t p = waitpid(-1, &st, __WALL);
+                if (p < 0 && errno == EINTR)
+                        continue;
+                if (p < 0)
+                        _exit(125);
+                if (p == pid) {
+                        send_status(c->sync_fd, ACS_MSG_STATUS, st);
+                        _exit(0);
+                }
+        }
+fail:
+        send_error(c->sync_fd, err);
+        _exit(err->exit_status ?: 125);
+}
+
+/* ---- the launcher side ------------------------------------------------ */
+
+static int write_maps(pid_t pid, uid_t outer_uid, gid_t outer_gid, uid_t inner_uid,
+                      gid_t inner_gid, bool root, acs_error *err)
+{
+        char path[64], line[64];
+        int r;
+        if (!root) {
+                snprintf(path, sizeof path, "/proc/%d/setgroups", pid);
+                if ((r = write_file_at(path, "deny")) < 0 && r != -ENOENT)
+                        return acs_error_errno(err, r, "userns", "writing %s", path);
+        }
+        snprintf(path, sizeof path, "/proc/%d/uid_map", pid);
+        snprintf(line, sizeof line, "%u %u 1\n", (unsigned)inner_uid, (unsigned)outer_uid);
+        if ((r = write_file_at(path, line)) < 0)
+                return acs_error_errno(err, r, "userns", "writing %s", path);
+        snprintf(path, sizeof path, "/proc/%d/gid_map", pid);
+        snprintf(line, sizeof line, "%u %u 1\n", (unsigned)inner_gid, (unsigned)outer_gid);
+        if ((r = write_file_at(path, line)) < 0)
+                return acs_error_errno(err, r, "userns", "writing %s", path);
+        return 0;
+}
+
+static int child_trampoline(void *arg)
+{
+        init_main(arg);
+}
+
+int acs_sandbox_spawn(const acs_sandbox_cfg *cfg, acs_sandbox *ret, acs_error *err)
+{
+        int sp[2], r;
+        child_ctx c = { .cfg = cfg };
+        bool root = geteuid() == 0;
+
+        *ret = (acs_sandbox){ .pid = -1, .pidfd = -1, .sync_fd = -1, .upper_fd = -1, .lower_fd = -1 };
+        c.root_launcher = root;
+        c.uid = root ? NOBODY_ID : geteuid();
+        c.gid = root ? NOBODY_ID : getegid();
+
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+                return acs_error_errno(err, -errno, "sync", "socketpair");
+        c.sync_fd = sp[1];
+        c.parent_fd = sp[0];
+
+        /* The launcher blocks these and reads them from a signalfd; the
+         * program must start with the mask it would have had. */
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_BLOCK, &none, &c.saved_mask);
+        sigdelset(&c.saved_mask, SIGTERM);
+        sigdelset(&c.saved_mask, SIGINT);
+        sigdelset(&c.saved_mask, SIGHUP);
+        sigdelset(&c.saved_mask, SIGCHLD);
+        sigdelset(&c.saved_mask, SIGPIPE);
+
+        int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+                    CLONE_NEWCGROUP | CLONE_NEWNET | CLONE_PIDFD | SIGCHLD;
+        /* A fork-style clone: the child has its own copy of our (small) address space. */
+        size_t stack_size = 256 * 1024;
+        void *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        if (stack == MAP_FAILED) {
+                r = acs_error_errno(err, -errno, "clone", "mmap");
+                goto fail_sock;
+        }
+        int pidfd = -1;
+        pid_t pid = clone(child_trampoline, (char *)stack + stack_size, flags, &c, &pidfd);
+        int saved = errno;
+        munmap(stack, stack_size);
+        if (pid < 0) {
+                r = acs_preflight_userns_error(-saved, err);
+                goto fail_sock;
+        }
+        close(sp[1]);
+        ret->pid = pid;
+        ret->pidfd = pidfd;
+        ret->sync_fd = sp[0];
+        ret->inner_uid = c.uid;
+
+        r = write_maps(pid, root ? NOBODY_ID : geteuid(), root ? NOBODY_ID : getegid(), c.uid, c.gid,
+                       root, err);
+        if (r < 0) {
+                acs_sandbox_kill(ret);
+                acs_sandbox_close(ret);
+                return r;
+        }
+        if (write(ret->sync_fd, "g", 1) != 1) {
+                r = acs_error_errno(err, -errno, "sync", "starting the sandbox");
+                acs_sandbox_kill(ret);
+                acs_sandbox_close(ret);
+                return r;
+        }
+        return 0;
+
+fail_sock:
+        close(sp[0]);
+        close(sp[1]);
+        return r;
+}
+
+void acs_sandbox_kill(acs_sandbox *sb)
+{
+        if (sb->pidfd >= 0)
+                syscall(SYS_pidfd_send_signal, sb->pidfd, SIGKILL, NULL, 0);
+}
+
+void acs_sandbox_close(acs_sandbox *sb)
+{
+        if (sb->pid > 0) {
+                /* init is our child: reap it so no zombie is left */
+                siginfo_t si;
+                while (waitid(P_PIDFD, sb->pidfd, &si, WEXITED) < 0 && errno == EINTR)
+                        ;
+                sb->pid = -1;
+        }
+        closep(&sb->pidfd);
+        closep(&sb->sync_fd);
+        closep(&sb->upper_fd);
+        closep(&sb->lower_fd);
+        sb->pidfd = sb->sync_fd = sb->upper_fd = sb->lower_fd = -1;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The kernel layer: one clone into fresh namespaces, then a flat, ordered
+ * list of setup steps in the child, then exec. See security-model.md.
+ */
+#pragma once
+
+#include <sys/types.h>
+
+#include "cli.h"
+#include "profile.h"
+
+typedef struct acs_bind {
+        char *src;        /* host path, opened inside the new mount namespace */
+        char *dest;       /* absolute path inside the sandbox */
+        bool readonly;
+        bool is_dir;
+        bool optional;    /* a profile path this host may lack */
+} acs_bind;
+
+/* Everything the child needs, computed before clone (the plan). */
+typedef struct acs_sandbox_cfg {
+        char **argv;            /* program argv; argv[0] absolute or searched in PATH */
+        char **envp;
+        const char *chdir;      /* inside; default /workspace or / */
+        const char *hostname;
+        acs_net_mode net;
+        acs_bind *binds;
+        size_t n_binds;
+        char **tmpfs;           /* inside paths backed by the bounded scratch tmpfs */
+        acs_ws_mode ws_mode;
+        const char *workspace;  /* host workspace dir, or NULL for an empty one */
+        uint64_t ws_size;
+        const char *file_name;  /* script placed read-only at /run/acs/<name>, or NULL */
+        const char *file_data;
+        size_t file_len;
+        /* limits (0 = unlimited) */
+        uint64_t rl_cpu, rl_as, rl_nproc, rl_fsize, rl_nofile;
+        char **seccomp_deny;
+        /* I/O: fds the program gets as 0, 1, 2 (-1 for stdin = /dev/null) */
+        int stdin_fd, stdout_fd, stderr_fd;
+        /* in-sandbox scan (issue 3): run acs_scan_exec instead of execve */
+        bool scan_in_child;
+        const acs_profile *profile;
+        const char *scan_src;
+        size_t scan_len;
+        const char *scan_filename;
+        int scan_fd;            /* write end for the scan verdict */
+        bool verbose;
+        double t0_ms;           /* CLOCK_MONOTONIC ms when the run started (-v) */
+} acs_sandbox_cfg;
+
+typedef struct acs_sandbox {
+        pid_t pid;              /* the sandbox init (pid 1 inside) */
+        int pidfd;
+        int sync_fd;            /* messages from the sandbox; EOF when it is gone */
+        int upper_fd;           /* overlay upper dir, kept for the diff (-1 if none) */
+        int lower_fd;
+        uid_t inner_uid;
+} acs_sandbox;
+
+/* Messages on the sync socket, child -> launcher. */
+enum { ACS_MSG_ERROR = 'E', ACS_MSG_FDS = 'F', ACS_MSG_STARTED = 'R', ACS_MSG_STATUS = 'S' };
+
+int acs_sandbox_spawn(const acs_sandbox_cfg *cfg, acs_sandbox *ret, acs_error *err);
+/* Read one message; returns its type, 0 on EOF, -errno. Fills status/err/fds as applicable. */
+int acs_sandbox_read_msg(acs_sandbox *sb, int *ret_status, acs_error *ret_err);
+void acs_sandbox_kill(acs_sandbox *sb);
+void acs_sandbox_close(acs_sandbox *sb);
+
+/* privs.c / limits */
+int acs_drop_privileges(acs_error *err);
+int acs_caps_raise_all(acs_error *err);
+/* -v: one line per setup step with the time since the launcher started the clone */
+void acs_trace(const acs_sandbox_cfg *cfg, const char *step);
+/* mounts.c: the root from nothing; returns fds on the overlay's upper and lower dirs */
+/* Sources are opened first (before any identity change or overmount): src_fds[i] for
+ * binds[i] (-1: optional and missing), ws_fd for the workspace (-1: empty). */
+int acs_mounts_open(const acs_sandbox_cfg *cfg, int **ret_src_fds, int *ret_ws_fd, acs_error *err);
+int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, int *ret_upper_fd,
+                     int *ret_lower_fd, acs_error *err);
+/* net.c: bring up lo in the new network namespace */
+int acs_net_loopback_up(acs_error *err);

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * One poll loop for the whole run. Output is read as fast as the program
+ * writes it and handed to the token shield, whose memory is bounded by the
+ * budget: a flood costs CPU, not RAM, and the program never blocks on a
+ * full pipe for long nor sees SIGPIPE because of the cap.
+ */
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "supervise.h"
+
+#define SCAN_LINE_MAX (4u << 20)
+
+double acs_now_ms(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void write_all(int fd, const char *buf, size_t len)
+{
+        while (len > 0) {
+                ssize_t n = write(fd, buf, len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return; /* our own stdout went away: keep capturing */
+                buf += n;
+                len -= (size_t)n;
+        }
+}
+
+/* Drain what is readable now; returns false at EOF. */
+static bool pump(int fd, int stream, const acs_supervise_in *in)
+{
+        char buf[65536];
+        for (int rounds = 0; rounds < 16; rounds++) {
+                ssize_t n = read(fd, buf, sizeof buf);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return errno == EAGAIN;
+                if (n == 0)
+                        return false;
+                size_t live = acs_shield_feed(in->shield, stream, buf, (size_t)n);
+                if (in->stream && live > 0)
+                        write_all(stream == ACS_STDOUT ? 1 : 2, buf, live);
+        }
+        return true;
+}
+
+static int read_scan(int fd, char **buf, size_t *len)
+{
+        char tmp[8192];
+        ssize_t n = read(fd, tmp, sizeof tmp);
+        if (n < 0)
+                return errno == EINTR || errno == EAGAIN ? 1 : -errno;
+        if (n == 0)
+                return 0;
+        if (*len + (size_t)n > SCAN_LINE_MAX)
+                return 0; /* bounded: a well-behaved module writes far less */
+        char *nb = realloc(*buf, *len + (size_t)n + 1);
+        if (!nb)
+                return -ENOMEM;
+        memcpy(nb + *len, tmp, (size_t)n);
+        *len += (size_t)n;
+        nb[*len] = '\0';
+        *buf = nb;
+        return 1;
+}
+
+static int arm_timer(double seconds)
+{
+        int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        struct itimerspec its = { 0 };
+        its.it_value.tv_sec = (time_t)seconds;
+        its.it_value.tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9);
+        if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+                its.it_value.tv_nsec = 1;
+        if (timerfd_settime(fd, 0, &its, NULL) < 0) {
+                int r = -errno;
+                close(fd);
+                return r;
+        }
+        return fd;
+}
+
+enum { PF_OUT, PF_ERR, PF_SYNC, PF_PID, PF_TIMER, PF_SIG, PF_CANCEL, PF_SCAN, PF_MAX };
+
+/* One message from the sandbox; false at EOF. */
+static bool handle_msg(acs_sandbox *sb, acs_supervise_out *out, double t0, double *t_start)
+{
+        int st = 0;
+        acs_error ce = { 0 };
+        int r = acs_sandbox_read_msg(sb, &st, &ce);
+        switch (r) {
+        case ACS_MSG_STATUS:
+                out->have_status = true;
+                out->wait_status = st;
+                out->run_ms = acs_now_ms() - (*t_start ?: t0);
+                return true;
+        case ACS_MSG_STARTED:
+                out->started = true;
+                *t_start = acs_now_ms();
+                out->setup_ms = *t_start - t0;
+                return true;
+        case ACS_MSG_ERROR:
+                /* the first error is the cause; keep it */
+                if (!out->child_failed) {
+                        out->child_failed = true;
+                        out->child_err = ce;
+                }
+                return true;
+        case ACS_MSG_FDS:
+                return true;
+        default:
+                return false;
+        }
+}
+
+int acs_supervise(const acs_supervise_in *in, acs_supervise_out *out, acs_error *err)
+{
+        struct pollfd p[PF_MAX];
+        _cleanup_close_ int timer = -1;
+        _cleanup_free_ char *scan = NULL;
+        size_t scan_len = 0;
+        bool out_open = true, err_open = true, sync_open = true, dead = false, scan_open = in->scan_fd >= 0;
+        double t0 = acs_now_ms(), t_start = 0;
+        int r;
+
+        if (in->timeout_s > 0 && (timer = arm_timer(in->timeout_s)) < 0)
+                return acs_error_errno(err, timer, "supervise", "timerfd");
+
+        while (out_open || err_open || !dead || scan_open) {
+                for (int i = 0; i < PF_MAX; i++)
+                        p[i] = (struct pollfd){ .fd = -1, .events = POLLIN };
+                if (out_open)
+                        p[PF_OUT].fd = in->out_fd;
+                if (err_open)
+                        p[PF_ERR].fd = in->err_fd;
+                if (sync_open)
+                        p[PF_SYNC].fd = in->sb->sync_fd;
+                if (!dead) {
+                        p[PF_PID].fd = in->sb->pidfd;
+                        p[PF_TIMER].fd = timer;
+                        p[PF_CANCEL].fd = in->cancel_fd;
+                }
+                p[PF_SIG].fd = in->signal_fd;
+                if (scan_open)
+                        p[PF_SCAN].fd = in->scan_fd;
+
+                if (poll(p, PF_MAX, -1) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        r = acs_error_errno(err, -errno, "supervise", "poll");
+                        acs_sandbox_kill(in->sb);
+                        return r;
+                }
+                if (p[PF_OUT].revents && !pump(in->out_fd, ACS_STDOUT, in))
+                        out_open = false;
+                if (p[PF_ERR].revents && !pump(in->err_fd, ACS_STDERR, in))
+                        err_open = false;
+                if (p[PF_SCAN].revents && (r = read_scan(in->scan_fd, &scan, &scan_len)) <= 0)
+                        scan_open = false;
+                if (p[PF_SYNC].revents)
+                        sync_open = handle_msg(in->sb, out, t0, &t_start);
+                if (p[PF_SIG].revents) {
+                        struct signalfd_siginfo si;
+                        if (read(in->signal_fd, &si, sizeof si) == sizeof si) {
+                                out->launcher_signal = (int)si.ssi_signo;
+                                acs_sandbox_kill(in->sb);
+                        }
+                }
+                if (p[PF_TIMER].revents) {
+                        out->timed_out = true;
+                        acs_sandbox_kill(in->sb);
+                }
+                if (p[PF_CANCEL].revents) {
+                        out->cancelled = true;
+                        acs_sandbox_kill(in->sb);
+                }
+                if (p[PF_PID].revents) {
+                        siginfo_t si = { 0 };
+                        /* raw waitid: glibc's wrapper drops the rusage argument */
+                        if (syscall(SYS_waitid, P_PIDFD, in->sb->pidfd, &si, WEXITED, &out->ru) == 0) {
+                                dead = true;
+                                in->sb->pid = -1;
+                                /* Init is gone, so the whole pid namespace is. Any
+                                 * message it sent is already queued. */
+                                while (sync_open)
+                                        sync_open = handle_msg(in->sb, out, t0, &t_start);
+                        } else if (errno != EINTR) {
+                                dead = true;
+                        }
+                }
+        }
+        if (scan)
+                out->scan_line = TAKE_PTR(scan);
+        return 0;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The launcher's single poll loop: signals, timeout, output pipes, sandbox messages. */
+#pragma once
+
+#include <sys/resource.h>
+
+#include "clip.h"
+#include "sandbox.h"
+
+typedef struct acs_supervise_in {
+        acs_sandbox *sb;
+        int out_fd, err_fd; /* read ends of the program's stdout/stderr pipes */
+        int scan_fd;        /* read end of the in-sandbox scan verdict, or -1 */
+        int signal_fd;      /* signalfd for SIGTERM/SIGINT/SIGHUP, or -1 */
+        int cancel_fd;      /* -1, or readable/hangup => kill */
+        double timeout_s;   /* 0 = none */
+        bool stream;        /* pass the live head through to fds 1 and 2 */
+        acs_shield *shield;
+} acs_supervise_in;
+
+typedef struct acs_supervise_out {
+        bool have_status;   /* the program's wait status arrived from init */
+        int wait_status;
+        bool started;       /* the program was started (exec or in-sandbox interpreter) */
+        bool timed_out, cancelled;
+        int launcher_signal; /* SIGTERM etc. received by the launcher */
+        bool child_failed;  /* setup failed inside: see child_err */
+        acs_error child_err;
+        struct rusage ru;
+        double setup_ms, run_ms;
+        char *scan_line;    /* what the in-sandbox scan reported (NUL-terminated) */
+} acs_supervise_out;
+
+int acs_supervise(const acs_supervise_in *in, acs_supervise_out *out, acs_error *err);
+double acs_now_ms(void);

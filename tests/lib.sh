@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Shared helpers for shell tests (TAP). Source with: . "$ACS_SRCDIR/tests/lib.sh"
+#   ACS_BUILDDIR  directory holding the acs-launch binary
+#   ACS_SRCDIR    source tree (tests/, profiles/, examples/)
+set -u
+: "${ACS_BUILDDIR:?}" "${ACS_SRCDIR:?}"
+ACS=$ACS_BUILDDIR/acs-launch
+export ACS_PROFILE_PATH=${ACS_PROFILE_PATH:-$ACS_SRCDIR/profiles}
+_tap_n=0
+_tap_failed=0
+
+acs() { "$ACS" "$@"; }
+
+# ok COND-EXIT-STATUS DESCRIPTION: `check_ok "desc" cmd args...`
+ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*"; }
+fail() { _tap_n=$((_tap_n + 1)); _tap_failed=$((_tap_failed + 1)); echo "not ok $_tap_n - $*"; }
+skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP $*"; }
+diag() { printf '# %s\n' "$*" | head -c 4000; echo; }
+
+# check DESC CMD...: passes when CMD exits 0
+check() {
+        _d=$1
+        shift
+        if "$@"; then ok "$_d"; else fail "$_d"; fi
+}
+# is GOT WANT DESC
+is() {
+        if [ "$1" = "$2" ]; then ok "$3"; else
+                fail "$3"
+                diag "got:  $(printf %s "$1" | head -c 600)"
+                diag "want: $(printf %s "$2" | head -c 600)"
+        fi
+}
+# contains HAYSTACK NEEDLE DESC
+contains() {
+        case $1 in *"$2"*) ok "$3" ;; *)
+                fail "$3"
+                diag "'$(printf %s "$1" | head -c 600)' lacks '$2'"
+                ;;
+        esac
+}
+lacks() {
+        case $1 in *"$2"*)
+                fail "$3"
+                diag "'$(printf %s "$1" | head -c 600)' contains '$2'"
+                ;;
+        *) ok "$3" ;; esac
+}
+
+# A private temp dir, world-readable (the sandbox may run as another uid), removed at exit.
+TMP=$(mktemp -d /tmp/acs-test.XXXXXX)
+chmod 0755 "$TMP"
+trap 'rm -rf "$TMP"' EXIT
+
+# Run acs-launch capturing stdout, stderr and status: run_acs ARGS... ; sets OUT ERR RC
+run_acs() {
+        "$ACS" "$@" >"$TMP/.out" 2>"$TMP/.err" </dev/null
+        RC=$?
+        OUT=$(cat "$TMP/.out")
+        ERR=$(cat "$TMP/.err")
+}
+
+# JSON field from a report on stdin: json_get '.status'  (python3 is on every test host)
+json_get() {
+        /usr/bin/python3 -I -S -c 'import json,sys
+v=json.load(sys.stdin)
+for k in sys.argv[1].strip(".").split("."):
+    v = v[int(k)] if isinstance(v, list) else v.get(k) if isinstance(v, dict) else None
+print("null" if v is None else (json.dumps(v) if isinstance(v,(dict,list,bool)) else v))' "$1"
+}
+
+# No process whose command line contains MARKER survives.
+no_process() { ! pgrep -f -- "$1" >/dev/null 2>&1; }
+
+tap_plan() {
+        echo "1..$_tap_n"
+        [ "$_tap_failed" -eq 0 ]
+}
