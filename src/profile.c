@@ -697,7 +697,7 @@ int acs_profile_list(FILE *out, acs_error *err)
                                      p->description && *p->description ? p->description : "-");
                 if (r < 0)
                         return acs_error_set(err, -ENOMEM, "profile", "out of memory");
-                if (strlen(descs[i]) > dwidth)
+                if (strlen(descs[i]) > dwidth && strlen(descs[i]) <= 72)
                         dwidth = strlen(descs[i]);
         }
         if (n_names)
