@@ -154,8 +154,9 @@ const acs_profile_key acs_profile_key_table[] = {
         { "limits", "open_files", ACS_KEY_UINT, OFF(open_files), .min = 8, .max = 1 << 20,
           .def = "64", .doc = "Most open file descriptors (RLIMIT_NOFILE)." },
 
-        { "output", "max_tokens", ACS_KEY_UINT, OFF(max_tokens), .zero_is_none = true,
-          .max = UINT32_MAX, .def = "1000",
+        /* the output shield caps its budget at 4M tokens (clip.h) */
+        { "output", "max_tokens", ACS_KEY_UINT, OFF(max_tokens), .min = 1, .max = 4 << 20,
+          .def = "1000",
           .doc = "Token budget for stdout and stderr together; longer output is clipped "
                  "in the middle and the report says how much was left out." },
         { "output", "ansi", ACS_KEY_ENUM, OFF(ansi), ansi_modes, .def = "strip",

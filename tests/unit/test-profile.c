@@ -90,7 +90,7 @@ static const struct {
         { "limits", "processes", "100", "0" },
         { "limits", "file_size", "unlimited", "1X" },
         { "limits", "open_files", "256", "4" },
-        { "output", "max_tokens", "0", "1e3" },
+        { "output", "max_tokens", "4000", "0" },
         { "output", "ansi", "keep", "drop" },
         { "network", "mode", "loopback", "host" },
         { "seccomp", "deny", "ptrace, mount chroot", "not_a_syscall" },
