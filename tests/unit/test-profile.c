@@ -508,7 +508,8 @@ static void test_shipped(void)
                 "tarfile", "gzip", "xml", "tokenize", "linecache", "traceback", "warnings",
                 "platform", "sysconfig", "uuid", "code", "timeit", "runpy", "pkgutil", "zipimport",
                 "logging", "shelve", "dbm", "sqlite3", "webbrowser", "pdb", "copyreg", "weakref",
-                "_thread", "_posixsubprocess", "posixpath", "fileinput", "locale", "site", NULL,
+                "_thread", "_posixsubprocess", "posixpath", "fileinput", "locale", "site",
+                "operator", "typing", "dataclasses", NULL,
         };
 
         _cleanup_profile_ acs_profile *def = shipped(srcdir, "default");
