@@ -274,6 +274,50 @@ static void check_format_string(walk *w, PyObject *node, PyObject *str)
         acs_rules_format_attrs(s, format_cb, &u);
 }
 
+static void walk_tree(walk *w);
+static void walk_done(walk *w);
+
+/*
+ * Code inside a string still runs if anything evaluates it: typing's
+ * get_type_hints() evals string annotations, ForwardRef, and any exec a
+ * profile allows. A string that parses as Python is scanned like the
+ * program; its findings point at the string.
+ */
+static void check_code_string(walk *w, PyObject *node, const char *s)
+{
+        if (w->str_depth >= 2 || !strchr(s, '(') || strlen(s) > 8192)
+                return;
+        PyCompilerFlags cf = {.cf_flags = PyCF_ONLY_AST, .cf_feature_version = PY_MINOR_VERSION};
+        PyObject *tree = Py_CompileStringExFlags(s, "<string>", Py_file_input, &cf, -1);
+        if (!tree) {
+                PyErr_Clear();
+                return;
+        }
+        walk sub = {.p = w->p, .r = w->r, .tree = tree, .allowed = w->allowed,
+                    .str_depth = w->str_depth + 1};
+        sub.aliases = PyDict_New();
+        sub.copies = PyList_New(0);
+        size_t n0 = w->r->n_findings;
+        if (sub.aliases && sub.copies)
+                walk_tree(&sub);
+        if (sub.err)
+                w->err = sub.err;
+        sub.allowed = NULL;
+        walk_done(&sub);
+        int line, col;
+        node_pos(node, &line, &col);
+        for (size_t i = n0; i < w->r->n_findings; i++) {
+                acs_finding *f = &w->r->findings[i];
+                char *m = NULL;
+                f->line = line;
+                f->col = col;
+                if (asprintf(&m, "in code inside a string: %s", f->message) >= 0) {
+                        free(f->message);
+                        f->message = m;
+                }
+        }
+}
+
 static void check_constant(walk *w, PyObject *node)
 {
         PyObject *v = get(node, S_value);
@@ -288,6 +332,10 @@ static void check_constant(walk *w, PyObject *node)
                 } else {
                         check_format_string(w, node, v);
                 }
+                const char *c = PyUnicode_AsUTF8(v);
+                if (c)
+                        check_code_string(w, node, c);
+                PyErr_Clear();
         }
         Py_XDECREF(v);
 }
@@ -577,6 +625,13 @@ static void resolve_cands(walk *w)
         }
 }
 
+static void walk_tree(walk *w)
+{
+        if (push_scope(w, SC_MODULE, w->tree) == 0)
+                walk_node(w, w->tree);
+        resolve_cands(w);
+}
+
 static void walk_done(walk *w)
 {
         while (w->n_scopes)
@@ -656,9 +711,7 @@ int acs_scan_walk(const acs_profile *p, const char *src, size_t len, const char 
                 walk_done(&w);
                 return acs_scan_error(err, -ENOMEM, "out of memory");
         }
-        if (push_scope(&w, SC_MODULE, tree) == 0)
-                walk_node(&w, tree);
-        resolve_cands(&w);
+        walk_tree(&w);
         r = w.err;
         walk_done(&w);
         PyErr_Clear();

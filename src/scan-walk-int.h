@@ -69,6 +69,7 @@ typedef struct walk {
         size_t n_cands, cap_cands;
         PyObject *call_func; /* the func of the Call being walked (borrowed) */
         int depth;
+        int str_depth; /* scanning code found inside a string */
         char *allowed; /* "math, cmath, …" for messages */
 } walk;
 
