@@ -459,6 +459,19 @@ static void check_call(walk *w, PyObject *node)
         Py_XDECREF(args);
 }
 
+/* '{0._' + '_class__}': a template assembled from pieces is still a template. */
+static void check_binop(walk *w, PyObject *node)
+{
+        PyObject *op = get(node, S_op);
+        if (is(op, T_Add)) {
+                PyObject *s = fold(node);
+                if (s)
+                        check_format_string(w, node, s);
+                Py_XDECREF(s);
+        }
+        Py_XDECREF(op);
+}
+
 /* case C(__class__=x): class patterns look attributes up by name. */
 static void check_match_class(walk *w, PyObject *node)
 {
@@ -546,6 +559,9 @@ static void walk_node(walk *w, PyObject *node)
                         walk_fields(w, node, -1);
                         pop_scope(w);
                 }
+        } else if (t == (PyTypeObject *)C.t[T_BinOp]) {
+                check_binop(w, node);
+                walk_fields(w, node, -1);
         } else if (t == (PyTypeObject *)C.t[T_MatchClass]) {
                 check_match_class(w, node);
                 walk_fields(w, node, -1);
