@@ -22,23 +22,35 @@ static void walk_any(walk *w, PyObject *o)
         }
 }
 
-/* Walk every field of node except `skip` (an S_ index, or -1). */
+/*
+ * Walk every child of node except field `skip` (an S_ index, or -1). The
+ * node's instance dict holds exactly its fields and positions; iterating it
+ * avoids a getattr per field (this loop is most of the walk's cost).
+ */
 static void walk_fields(walk *w, PyObject *node, int skip)
 {
-        PyObject *fields = get((PyObject *)Py_TYPE(node), S__fields);
-        for (Py_ssize_t i = 0; fields && PyTuple_Check(fields) && i < PyTuple_GET_SIZE(fields); i++) {
-                PyObject *f = PyTuple_GET_ITEM(fields, i);
-                if (skip >= 0 && f == C.s[skip])
-                        continue;
-                PyObject *v = PyObject_GetAttr(node, f);
-                if (!v) {
-                        PyErr_Clear();
-                        continue;
-                }
-                walk_any(w, v);
-                Py_DECREF(v);
+        PyObject *d = PyObject_GenericGetDict(node, NULL), *k, *v;
+        Py_ssize_t pos = 0;
+        if (!d) {
+                PyErr_Clear();
+                return;
         }
-        Py_XDECREF(fields);
+        while (PyDict_Next(d, &pos, &k, &v) && !w->err) {
+                if (PyList_Check(v)) {
+                        if (skip >= 0 && PyUnicode_Compare(k, C.s[skip]) == 0)
+                                continue;
+                        Py_INCREF(v);
+                        walk_any(w, v);
+                        Py_DECREF(v);
+                } else if (is_ast(v)) {
+                        if (skip >= 0 && PyUnicode_Compare(k, C.s[skip]) == 0)
+                                continue;
+                        Py_INCREF(v);
+                        walk_node(w, v);
+                        Py_DECREF(v);
+                }
+        }
+        Py_DECREF(d);
 }
 
 static void walk_field(walk *w, PyObject *node, int s)
@@ -277,6 +289,23 @@ static void check_format_string(walk *w, PyObject *node, PyObject *str)
 static void walk_tree(walk *w);
 static void walk_done(walk *w);
 
+/* Could this text, as code, produce any finding at all? Parsing costs more. */
+static bool maybe_code(walk *w, const char *s)
+{
+        static const char *const tokens[] = {"__", "import", "type", "dir", "vars", "attr",
+                                             "caller", "._", "_frame", "f_", "tb_", NULL};
+        for (const char *const *t = tokens; *t; t++)
+                if (strstr(s, *t))
+                        return true;
+        for (char *const *v = w->p->deny_builtins; v && *v; v++)
+                if (strstr(s, *v))
+                        return true;
+        for (char *const *v = w->p->deny_attributes; v && *v; v++)
+                if (strstr(s, *v))
+                        return true;
+        return false;
+}
+
 /*
  * Code inside a string still runs if anything evaluates it: typing's
  * get_type_hints() evals string annotations, ForwardRef, and any exec a
@@ -285,7 +314,7 @@ static void walk_done(walk *w);
  */
 static void check_code_string(walk *w, PyObject *node, const char *s)
 {
-        if (w->str_depth >= 2 || !strchr(s, '(') || strlen(s) > 8192)
+        if (w->str_depth >= 2 || !strchr(s, '(') || strlen(s) > 8192 || !maybe_code(w, s))
                 return;
         PyCompilerFlags cf = {.cf_flags = PyCF_ONLY_AST, .cf_feature_version = PY_MINOR_VERSION};
         PyObject *tree = Py_CompileStringExFlags(s, "<string>", Py_file_input, &cf, -1);

@@ -58,10 +58,22 @@ int acs_scan_cache_init(acs_error *err)
         return 0;
 }
 
-/* New reference or NULL (no exception left set). */
+/*
+ * New reference or NULL (no exception left set). Node fields live in the
+ * instance dict: looking there first skips the type's attribute machinery.
+ */
 PyObject *get(PyObject *o, int s)
 {
-        PyObject *v = PyObject_GetAttr(o, C.s[s]);
+        PyObject **dp = _PyObject_GetDictPtr(o), *v;
+        if (dp && *dp) {
+                v = PyDict_GetItemWithError(*dp, C.s[s]);
+                if (v) {
+                        Py_INCREF(v);
+                        return v;
+                }
+                PyErr_Clear();
+        }
+        v = PyObject_GetAttr(o, C.s[s]);
         if (!v)
                 PyErr_Clear();
         return v;
