@@ -326,8 +326,9 @@ static void check_code_string(walk *w, PyObject *node, const char *s)
                     .str_depth = w->str_depth + 1};
         sub.aliases = PyDict_New();
         sub.copies = PyList_New(0);
+        sub.blocks = PyList_New(0);
         size_t n0 = w->r->n_findings;
-        if (sub.aliases && sub.copies)
+        if (sub.aliases && sub.copies && sub.blocks)
                 walk_tree(&sub);
         if (sub.err)
                 w->err = sub.err;
@@ -542,6 +543,25 @@ static void walk_scoped(walk *w, PyObject *node, int kind, int body)
         pop_scope(w);
 }
 
+/* Walk field body with the names bound by field targets counted as bound. */
+static void walk_block(walk *w, PyObject *node, int targets, int body)
+{
+        PyObject *set = PySet_New(NULL), *t = get(node, targets);
+        if (!set || !w->blocks || PyList_Append(w->blocks, set) < 0) {
+                PyErr_Clear();
+                Py_XDECREF(set);
+                Py_XDECREF(t);
+                walk_field(w, node, body);
+                return;
+        }
+        if (t)
+                collect(w, t, set);
+        walk_field(w, node, body);
+        PyList_SetSlice(w->blocks, PyList_GET_SIZE(w->blocks) - 1, PyList_GET_SIZE(w->blocks), NULL);
+        Py_DECREF(set);
+        Py_XDECREF(t);
+}
+
 static void walk_node(walk *w, PyObject *node)
 {
         if (w->err)
@@ -591,6 +611,14 @@ static void walk_node(walk *w, PyObject *node)
         } else if (t == (PyTypeObject *)C.t[T_BinOp]) {
                 check_binop(w, node);
                 walk_fields(w, node, -1);
+        } else if (t == (PyTypeObject *)C.t[T_For] || t == (PyTypeObject *)C.t[T_AsyncFor]) {
+                walk_field(w, node, S_target);
+                walk_field(w, node, S_iter);
+                walk_block(w, node, S_target, S_body);
+                walk_field(w, node, S_orelse);
+        } else if (t == (PyTypeObject *)C.t[T_With] || t == (PyTypeObject *)C.t[T_AsyncWith]) {
+                walk_field(w, node, S_items);
+                walk_block(w, node, S_items, S_body);
         } else if (t == (PyTypeObject *)C.t[T_MatchClass]) {
                 check_match_class(w, node);
                 walk_fields(w, node, -1);
@@ -692,6 +720,7 @@ static void walk_done(walk *w)
         Py_XDECREF(w->no_shadow);
         Py_XDECREF(w->aliases);
         Py_XDECREF(w->copies);
+        Py_XDECREF(w->blocks);
         Py_XDECREF(w->tree);
 }
 
@@ -751,8 +780,9 @@ int acs_scan_walk(const acs_profile *p, const char *src, size_t len, const char 
         walk w = {.p = p, .r = ret, .tree = tree};
         w.aliases = PyDict_New();
         w.copies = PyList_New(0);
+        w.blocks = PyList_New(0);
         w.allowed = acs_rules_list(p->allow_imports, 12);
-        if (!w.aliases || !w.copies || !w.allowed) {
+        if (!w.aliases || !w.copies || !w.blocks || !w.allowed) {
                 walk_done(&w);
                 return acs_scan_error(err, -ENOMEM, "out of memory");
         }
