@@ -11,6 +11,7 @@
  * an acs_error record over the CLOEXEC sync socket, then _exit.
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -300,6 +301,12 @@ static _noreturn_ void init_main(child_ctx *c)
         /* Wait until the launcher has written our uid/gid maps. */
         if (read(c->sync_fd, &go, 1) != 1 || go != 'g')
                 _exit(125);
+        /* Init is a copy of the launcher: its memory still holds the
+         * launcher's argv and environment. Not dumpable, so the program
+         * cannot read /proc/1/environ or /proc/1/mem (the mm belongs to the
+         * launcher's user namespace, where the sandbox has no capability). */
+        if (prctl(PR_SET_DUMPABLE, 0) < 0)
+                _exit(125);
         /* Open what we bind while we still are the launcher's uid: a
          * root launcher's private directories stay reachable by fd. */
         int *src_fds = NULL, ws_fd = -1;
@@ -308,6 +315,16 @@ static _noreturn_ void init_main(child_ctx *c)
         acs_trace(cfg, "userns: maps written, sources opened");
         if ((r = setup_identity(c, err)) < 0)
                 goto fail;
+        /* Changing credentials cleared the parent-death signal: set it again,
+         * then make sure the launcher did not die in between (it never writes
+         * after the go byte, so anything readable means it hung up). */
+        if (c->root_launcher) {
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                        _exit(125);
+                struct pollfd pfd = { .fd = c->sync_fd, .events = POLLIN };
+                if (poll(&pfd, 1, 0) != 0)
+                        _exit(125);
+        }
         if (cfg->hostname && sethostname(cfg->hostname, strlen(cfg->hostname)) < 0) {
                 acs_error_errno(err, -errno, "uts", "sethostname");
                 goto fail;
@@ -331,8 +348,10 @@ static _noreturn_ void init_main(child_ctx *c)
         }
 
         acs_trace(cfg, "mounts: root built, pivoted, old root detached");
-        /* vfork: no page-table copy; init is suspended until the program execs. */
-        pid_t pid = vfork();
+        /* vfork: no page-table copy; init is suspended until the program
+         * execs. The in-sandbox scan never execs (the scanned program runs in
+         * the interpreter that scanned it), so it needs a real fork. */
+        pid_t pid = cfg->scan_in_child ? fork() : vfork();
         if (pid < 0) {
                 acs_error_errno(err, -errno, "fork", "cannot start the program");
                 goto fail;
@@ -400,8 +419,20 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg, acs_sandbox *ret, acs_error *e
 
         *ret = (acs_sandbox){ .pid = -1, .pidfd = -1, .sync_fd = -1, .upper_fd = -1, .lower_fd = -1 };
         c.root_launcher = root;
-        c.uid = root ? NOBODY_ID : geteuid();
-        c.gid = root ? NOBODY_ID : getegid();
+        c.uid = geteuid();
+        c.gid = getegid();
+        if (root) {
+                /* Run by root, the sandbox gets an unprivileged host uid: the
+                 * owner of the workspace when that is an ordinary user (so
+                 * their files stay writable through the overlay), else nobody. */
+                struct stat st;
+                c.uid = NOBODY_ID;
+                c.gid = NOBODY_ID;
+                if (cfg->workspace && stat(cfg->workspace, &st) == 0 && st.st_uid != 0 && st.st_gid != 0) {
+                        c.uid = st.st_uid;
+                        c.gid = st.st_gid;
+                }
+        }
 
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
                 return acs_error_errno(err, -errno, "sync", "socketpair");
@@ -443,8 +474,7 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg, acs_sandbox *ret, acs_error *e
         ret->sync_fd = sp[0];
         ret->inner_uid = c.uid;
 
-        r = write_maps(pid, root ? NOBODY_ID : geteuid(), root ? NOBODY_ID : getegid(), c.uid, c.gid,
-                       root, err);
+        r = write_maps(pid, c.uid, c.gid, c.uid, c.gid, root, err);
         if (r < 0) {
                 acs_sandbox_kill(ret);
                 acs_sandbox_close(ret);

@@ -62,15 +62,15 @@ run_acs() {
 
 # JSON field from a report on stdin: json_get '.status'  (python3 is on every test host)
 json_get() {
-        python3 -c 'import json,sys
+        /usr/bin/python3 -I -S -c 'import json,sys
 v=json.load(sys.stdin)
 for k in sys.argv[1].strip(".").split("."):
     v = v[int(k)] if isinstance(v, list) else v.get(k) if isinstance(v, dict) else None
 print("null" if v is None else (json.dumps(v) if isinstance(v,(dict,list,bool)) else v))' "$1"
 }
 
-# No process whose command line contains MARKER survives.
-no_process() { ! pgrep -f -- "$1" >/dev/null 2>&1; }
+# No process whose whole command line is exactly MARKER survives.
+no_process() { ! pgrep -x -f -- "$1" >/dev/null 2>&1; }
 
 tap_plan() {
         echo "1..$_tap_n"
