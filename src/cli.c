@@ -245,8 +245,15 @@ int acs_cli_parse(int argc, char *const *argv, acs_options *ret, acs_error *err)
                         i++;
                         break;
                 }
-                if (arg[0] != '-' || arg[1] == '\0') /* first operand ("-" is stdin for check) */
-                        break;
+                if (arg[0] != '-' || arg[1] == '\0') {
+                        /* run and exec: the first operand starts the program's own
+                         * argv; other subcommands take options anywhere */
+                        if (sub == ACS_CMD_RUN || sub == ACS_CMD_EXEC)
+                                break;
+                        if ((r = acs_strv_push(&o.args, arg)) < 0)
+                                goto fail;
+                        continue;
+                }
                 const char *inl;
                 const opt_def *d = find_opt(arg, &inl);
                 if (!d) {

@@ -385,6 +385,9 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         sigprocmask(SIG_BLOCK, &mask, &old);
         sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 
+        p.cfg.t0_ms = acs_now_ms();
+        if (p.cfg.verbose)
+                fprintf(stderr, "acs-launch: %8.3f ms  plan ready (profile %s)\n", p.cfg.t0_ms - t0, prof->name);
         r = acs_sandbox_spawn(&p.cfg, &sb, err);
         closep(&outp[1]);
         closep(&errp[1]);

@@ -11,6 +11,7 @@
  * an acs_error record over the CLOEXEC sync socket, then _exit.
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include <sys/uio.h>
 #include <grp.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "filter.h"
 #include "sandbox.h"
@@ -119,6 +121,16 @@ int acs_sandbox_read_msg(acs_sandbox *sb, int *ret_status, acs_error *ret_err)
 
 /* ---- the child -------------------------------------------------------- */
 
+void acs_trace(const acs_sandbox_cfg *cfg, const char *step)
+{
+        if (!cfg->verbose)
+                return;
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        double now = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+        dprintf(2, "acs-launch: %8.3f ms  %s\n", now - cfg->t0_ms, step);
+}
+
 typedef struct child_ctx {
         const acs_sandbox_cfg *cfg;
         int sync_fd;
@@ -139,6 +151,21 @@ static int write_file_at(const char *path, const char *data)
         if (write(fd, data, len) != (ssize_t)len)
                 return -errno ?: -EIO;
         return 0;
+}
+
+/* Close every fd from lowfd up except keep1 and keep2 (-1: none). */
+static void close_all_except(int lowfd, int keep1, int keep2)
+{
+        int keep[2] = { keep1 < keep2 ? keep1 : keep2, keep1 < keep2 ? keep2 : keep1 };
+        unsigned from = (unsigned)lowfd;
+        for (int i = 0; i < 2; i++) {
+                if (keep[i] < lowfd)
+                        continue;
+                if ((unsigned)keep[i] > from)
+                        syscall(SYS_close_range, from, (unsigned)keep[i] - 1, 0);
+                from = (unsigned)keep[i] + 1;
+        }
+        syscall(SYS_close_range, from, ~0U, 0);
 }
 
 /* Search PATH from the sandbox's environment, inside the sandbox. */
@@ -211,9 +238,7 @@ static _noreturn_ void program_main(child_ctx *c)
                 goto fail;
         }
         /* keep 0,1,2, the sync socket (CLOEXEC: reports exec failure) and the scan pipe */
-        for (int fd = 3; fd < 1024; fd++)
-                if (fd != c->sync_fd && fd != cfg->scan_fd)
-                        close(fd);
+        close_all_except(3, c->sync_fd, cfg->scan_fd);
         if (setsid() < 0) {
                 acs_error_errno(err, -errno, "setsid", "setsid");
                 goto fail;
@@ -224,11 +249,14 @@ static _noreturn_ void program_main(child_ctx *c)
         }
         if ((r = apply_rlimits(cfg, err)) < 0)
                 goto fail;
+        acs_trace(cfg, "program: stdio, session, rlimits");
         if ((r = acs_drop_privileges(err)) < 0)
                 goto fail;
+        acs_trace(cfg, "program: capabilities dropped, no_new_privs");
         acs_filter_opts fo = { .net_none = cfg->net == ACS_NET_NONE, .extra_deny = cfg->seccomp_deny };
         if ((r = acs_filter_install(&fo, err)) < 0)
                 goto fail;
+        acs_trace(cfg, "program: seccomp loaded, exec");
         sigprocmask(SIG_SETMASK, &c->saved_mask, NULL);
 
         if (cfg->scan_in_child)
@@ -273,13 +301,30 @@ static _noreturn_ void init_main(child_ctx *c)
         /* Wait until the launcher has written our uid/gid maps. */
         if (read(c->sync_fd, &go, 1) != 1 || go != 'g')
                 _exit(125);
+        /* Init is a copy of the launcher: its memory still holds the
+         * launcher's argv and environment. Not dumpable, so the program
+         * cannot read /proc/1/environ or /proc/1/mem (the mm belongs to the
+         * launcher's user namespace, where the sandbox has no capability). */
+        if (prctl(PR_SET_DUMPABLE, 0) < 0)
+                _exit(125);
         /* Open what we bind while we still are the launcher's uid: a
          * root launcher's private directories stay reachable by fd. */
         int *src_fds = NULL, ws_fd = -1;
         if ((r = acs_mounts_open(cfg, &src_fds, &ws_fd, err)) < 0)
                 goto fail;
+        acs_trace(cfg, "userns: maps written, sources opened");
         if ((r = setup_identity(c, err)) < 0)
                 goto fail;
+        /* Changing credentials cleared the parent-death signal: set it again,
+         * then make sure the launcher did not die in between (it never writes
+         * after the go byte, so anything readable means it hung up). */
+        if (c->root_launcher) {
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                        _exit(125);
+                struct pollfd pfd = { .fd = c->sync_fd, .events = POLLIN };
+                if (poll(&pfd, 1, 0) != 0)
+                        _exit(125);
+        }
         if (cfg->hostname && sethostname(cfg->hostname, strlen(cfg->hostname)) < 0) {
                 acs_error_errno(err, -errno, "uts", "sethostname");
                 goto fail;
@@ -289,6 +334,7 @@ static _noreturn_ void init_main(child_ctx *c)
         if (cfg->scan_in_child && (r = acs_scan_prepare(err)) < 0)
                 goto fail;
 
+        acs_trace(cfg, "uts, net, scan module ready");
         int upper_fd = -1, lower_fd = -1;
         if ((r = acs_mounts_build(cfg, src_fds, ws_fd, &upper_fd, &lower_fd, err)) < 0)
                 goto fail;
@@ -301,6 +347,7 @@ static _noreturn_ void init_main(child_ctx *c)
                 close(lower_fd);
         }
 
+        acs_trace(cfg, "mounts: root built, pivoted, old root detached");
         /* vfork: no page-table copy; init is suspended until the program execs. */
         pid_t pid = vfork();
         if (pid < 0) {
@@ -313,9 +360,7 @@ static _noreturn_ void init_main(child_ctx *c)
         /* Init keeps nothing the program could use: no fds but the sync socket
          * (so the output pipes reach EOF when the program's side closes) and no
          * capabilities. */
-        for (int fd = 0; fd < 1024; fd++)
-                if (fd != c->sync_fd)
-                        close(fd);
+        close_all_except(0, c->sync_fd, -1);
         if (acs_drop_privileges(NULL) < 0)
                 _exit(125);
         send_status(c->sync_fd, ACS_MSG_STARTED, 0);

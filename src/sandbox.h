@@ -47,6 +47,7 @@ typedef struct acs_sandbox_cfg {
         const char *scan_filename;
         int scan_fd;            /* write end for the scan verdict */
         bool verbose;
+        double t0_ms;           /* CLOCK_MONOTONIC ms when the run started (-v) */
 } acs_sandbox_cfg;
 
 typedef struct acs_sandbox {
@@ -70,6 +71,8 @@ void acs_sandbox_close(acs_sandbox *sb);
 /* privs.c / limits */
 int acs_drop_privileges(acs_error *err);
 int acs_caps_raise_all(acs_error *err);
+/* -v: one line per setup step with the time since the launcher started the clone */
+void acs_trace(const acs_sandbox_cfg *cfg, const char *step);
 /* mounts.c: the root from nothing; returns fds on the overlay's upper and lower dirs */
 /* Sources are opened first (before any identity change or overmount): src_fds[i] for
  * binds[i] (-1: optional and missing), ws_fd for the workspace (-1: empty). */

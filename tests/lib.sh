@@ -62,7 +62,7 @@ run_acs() {
 
 # JSON field from a report on stdin: json_get '.status'  (python3 is on every test host)
 json_get() {
-        python3 -c 'import json,sys
+        /usr/bin/python3 -I -S -c 'import json,sys
 v=json.load(sys.stdin)
 for k in sys.argv[1].strip(".").split("."):
     v = v[int(k)] if isinstance(v, list) else v.get(k) if isinstance(v, dict) else None

@@ -1,0 +1,151 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The one-shot run: output, exit status, limits, cleanup (issue 2, "How it is shown").
+. "$ACS_SRCDIR/tests/lib.sh"
+P="--profile unsafe-python"
+
+run_acs $P -c 'print("out"); import sys; print("err", file=sys.stderr)'
+is "$RC" 0 "exit 0 passes through"
+is "$OUT" "out" "stdout passes through"
+contains "$ERR" "err" "stderr passes through"
+
+run_acs $P -c 'raise SystemExit(3)'
+is "$RC" 3 "exit 3 -> 3"
+
+run_acs $P -c 'import os; os.kill(os.getpid(), 9)'
+is "$RC" 137 "SIGKILL -> 137"
+
+run_acs $P -c 'import os, signal; os.kill(os.getpid(), signal.SIGSEGV)'
+is "$RC" 139 "SIGSEGV -> 139"
+
+start=$(date +%s%N)
+run_acs $P --timeout 1 -c 'import time; time.sleep(30)'
+end=$(date +%s%N)
+is "$RC" 124 "timeout -> 124"
+elapsed=$(( (end - start) / 1000000 ))
+# containment, not speed: the kill must come within a second of the limit
+if [ "$elapsed" -lt 2000 ]; then ok "timeout kills within a second of the limit (${elapsed} ms)"; else fail "timeout took ${elapsed} ms"; fi
+
+printf 'import sys\nprint("args", sys.argv[1:])\n' >"$TMP/script.py"
+run_acs $P -- "$TMP/script.py" a 'b c'
+is "$OUT" "args ['a', 'b c']" "script file and its arguments"
+
+run_acs $P -c 'import sys; print(sys.argv[1:])' x y
+is "$OUT" "['x', 'y']" "-c CODE with arguments"
+
+echo 'hello stdin' | "$ACS" $P -c 'import sys; print(sys.stdin.read().upper(), end="")' >"$TMP/o" 2>&1
+is "$(cat "$TMP/o")" "HELLO STDIN" "stdin passes through"
+
+printf '[profile]\ninherit = unsafe-python\n[python]\ninterpreter = /nonexistent/python3\n' >"$TMP/nointerp.ini"
+run_acs --profile "$TMP/nointerp.ini" -c 'print(1)'
+is "$RC" 127 "missing interpreter -> 127"
+contains "$ERR" "/nonexistent/python3" "missing interpreter is named"
+
+run_acs exec -- /no/such/command
+is "$RC" 127 "missing command -> 127"
+
+printf '[limits]\ntimeout = 5\nmemroy = 1M\n' >"$TMP/bad.ini"
+run_acs --profile "$TMP/bad.ini" -c 'print(1)'
+is "$RC" 125 "bad profile -> 125"
+contains "$ERR" "bad.ini:3" "bad profile message names file:line"
+contains "$ERR" "memroy" "bad profile message names the key"
+
+run_acs --profile no-such-profile -c 'print(1)'
+is "$RC" 125 "unknown profile -> 125"
+
+run_acs --bogus-option x.py
+is "$RC" 125 "usage error -> 125"
+
+# environment: nothing of the launcher's leaks in
+ACS_CANARY=canary-$$ run_acs $P -c 'import os; print(sorted(os.environ))'
+contains "$OUT" "PATH" "the sandbox environment is printed"
+lacks "$OUT" "ACS_CANARY" "launcher environment canary is not visible"
+ACS_CANARY=canary-$$ run_acs exec -- /bin/sh -c 'cat /proc/self/environ /proc/1/environ && echo; echo environ-done'
+contains "$OUT" "environ-done" "environments of the sandbox processes read"
+lacks "$OUT" "canary-$$" "canary not in any sandbox process environment"
+run_acs $P --setenv FOO bar -c 'import os; print(os.environ.get("FOO"), os.environ.get("HOME"))'
+is "$OUT" "bar /workspace" "--setenv and [env] set"
+
+# workspace: the host directory is never written
+mkdir "$TMP/ws"
+echo original >"$TMP/ws/keep.txt"
+run_acs $P -w "$TMP/ws" -c '
+import os
+print(open("keep.txt").read().strip())
+open("keep.txt", "w").write("changed")
+open("new.txt", "w").write("new")
+os.mkdir("d")
+'
+is "$OUT" "original" "workspace lower layer is visible at /workspace"
+is "$(cat "$TMP/ws/keep.txt")" "original" "writes to /workspace never reach the host (modify)"
+if [ ! -e "$TMP/ws/new.txt" ] && [ ! -e "$TMP/ws/d" ]; then ok "writes to /workspace never reach the host (create)"; else fail "host workspace gained files"; fi
+
+# what is (not) visible
+touch "$TMP/host-marker-$$"
+run_acs exec -- /bin/sh -c "for f in /tmp/host-marker-$$ /root /home /etc/shadow /sys; do test -e \$f && echo VISIBLE:\$f; done; ls /dev; hostname; echo listing-done"
+contains "$OUT" "listing-done" "the sandbox listed its view"
+lacks "$OUT" "VISIBLE:/tmp/host-marker" "host /tmp is not visible"
+lacks "$OUT" "VISIBLE:/root" "/root is not visible"
+lacks "$OUT" "VISIBLE:/home" "/home is not visible"
+lacks "$OUT" "VISIBLE:/etc/shadow" "/etc/shadow is not visible"
+lacks "$OUT" "VISIBLE:/sys" "/sys is absent"
+is "$(printf '%s\n' "$OUT" | sed -n '/^fd$/,/^zero$/p' | tr '\n' ' ')" "fd full null random shm stderr stdin stdout urandom zero " "/dev holds only null zero full random urandom, shm and fd links"
+contains "$OUT" "sandbox" "hostname from the profile"
+
+# no process, mount or temp dir survives: a normal run, a timeout, SIGTERM to the launcher
+mounts_before=$(wc -l </proc/self/mountinfo)
+marker="acs-daemon-$$"
+run_acs exec -- /bin/sh -c "(setsid bash -c 'exec -a $marker sleep 300' &) ; sleep 0.2; pgrep -f $marker >/dev/null && echo started"
+is "$OUT" "started" "the daemon was running inside"
+sleep 0.3
+check "a double-forked daemon does not outlive the run" no_process "$marker"
+
+run_acs exec --timeout 0.5 -- /bin/bash -c "exec -a $marker-t sleep 300"
+is "$RC" 124 "timeout of a shell command -> 124"
+check "no process left after a timeout" no_process "$marker-t"
+
+"$ACS" exec -- /bin/bash -c "exec -a $marker-s sleep 300" >/dev/null 2>&1 &
+lpid=$!
+i=0
+while ! pgrep -f -- "$marker-s" >/dev/null 2>&1 && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+pgrep -f -- "$marker-s" >/dev/null && ok "sandboxed sleeper seen from the host" || fail "sleeper never started"
+kill -TERM "$lpid"
+wait "$lpid"
+is "$?" 143 "SIGTERM to the launcher -> 143"
+sleep 0.2
+check "no process left after SIGTERM to the launcher" no_process "$marker-s"
+
+"$ACS" exec -- /bin/bash -c "exec -a $marker-k sleep 300" >/dev/null 2>&1 &
+lpid=$!
+i=0
+while ! pgrep -f -- "$marker-k" >/dev/null 2>&1 && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+pgrep -f -- "$marker-k" >/dev/null && ok "second sleeper seen from the host" || fail "second sleeper never started"
+kill -KILL "$lpid"
+wait "$lpid" 2>/dev/null
+sleep 0.3
+check "no process left after SIGKILL to the launcher" no_process "$marker-k"
+is "$(wc -l </proc/self/mountinfo)" "$mounts_before" "no mount left in the caller's namespace"
+
+# limits end with a clean report and a healthy host
+run_acs $P --json -c '
+import os
+n = 0
+try:
+    while True:
+        if os.fork() == 0:
+            import time; time.sleep(5); os._exit(0)
+        n += 1
+except OSError as e:
+    print("fork refused after", n, e.errno)
+'
+contains "$OUT" "fork refused after" "a fork bomb is stopped by the process limit"
+is "$(printf '%s' "$OUT" | json_get .status)" "exited" "fork bomb run ends with a clean report"
+
+run_acs $P --json -c 'x = bytearray(10 * 1024 ** 3); print(len(x))'
+st=$(printf '%s' "$OUT" | json_get .status)
+case $st in memory | signaled | exited) ok "10 GiB allocation ends with a report (status $st)" ;; *) fail "10 GiB allocation: status '$st'" ;; esac
+lacks "$OUT" "10737418240" "10 GiB allocation does not succeed"
+run_acs $P -c 'print("still fine")'
+is "$OUT" "still fine" "the host is healthy after the limits"
+
+tap_plan
