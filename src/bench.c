@@ -20,7 +20,7 @@ extern char **environ;
 
 typedef struct bench_case {
         const char *name;
-        char *argv[24];
+        char *argv[32];
         double *samples;
         size_t n;
         bool broken;
@@ -82,13 +82,13 @@ int acs_cmd_bench(const acs_options *o)
         }
         const char *py = ACS_PYTHON;
         bench_case cases[] = {
-                { "python3 -I -S hello.py", { (char *)py, "-I", "-S", hello, NULL } },
-                { "acs-launch --profile unsafe-python hello.py",
-                  { self, "--profile", "unsafe-python", "-q", "--", hello, NULL } },
-                { "acs-launch --profile default hello.py (scan)",
-                  { self, "--profile", "default", "-q", "--", hello, NULL } },
-                { "bwrap --unshare-all (same root) hello.py",
-                  { "/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr",
+                { .name = "python3 -I -S hello.py", .argv = { (char *)py, "-I", "-S", hello, NULL } },
+                { .name = "acs-launch --profile unsafe-python hello.py",
+                  .argv = { self, "--profile", "unsafe-python", "-q", "--", hello, NULL } },
+                { .name = "acs-launch --profile default hello.py (scan)",
+                  .argv = { self, "--profile", "default", "-q", "--", hello, NULL } },
+                { .name = "bwrap --unshare-all (same root) hello.py",
+                  .argv = { "/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr",
                     "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink",
                     "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
                     "--ro-bind", hello, hello, (char *)py, "-I", "-S", hello, NULL } },

@@ -17,17 +17,6 @@
 #include "scan-module.h"
 #include "scan.h"
 
-const char *acs_verdict_to_string(acs_verdict v)
-{
-        switch (v) {
-        case ACS_VERDICT_PASS: return "pass";
-        case ACS_VERDICT_REJECT: return "reject";
-        case ACS_VERDICT_WARN: return "warn";
-        case ACS_VERDICT_SKIPPED: return "skipped";
-        }
-        return "skipped";
-}
-
 /* Is /proc/self/exe inside the build tree? Then use the uninstalled module. */
 static bool running_uninstalled(void)
 {

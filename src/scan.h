@@ -58,7 +58,7 @@ int acs_scan_result_from_json(const char *line, acs_scan_result *ret);
 /* The JSON form of a scan result (the report's "scan" object). NULL on ENOMEM. */
 struct json_object *acs_scan_result_json(const acs_scan_result *s);
 
-const char *acs_verdict_to_string(acs_verdict v);
+/* acs_verdict_to_string() is in report.h */
 
 /* The scan itself failed to find its module etc.: exit status 125. */
 
