@@ -77,13 +77,15 @@ export function register(sdk) {
 
   test('sdk inspect_code_security', async (t) => {
     const bad = await call('inspect_code_security', { code: 'import os\nprint(1)\n', profile: 'pure-math' });
-    t.is(bad.structuredContent?.verdict, 'reject', 'import os rejected under pure-math');
-    t.ok(bad.structuredContent?.findings?.some((f) => f.name === 'os' && f.line === 1), 'finding names os, line 1',
+    t.is(bad.structuredContent?.scan?.verdict, 'reject', 'import os rejected under pure-math');
+    t.ok(bad.structuredContent?.scan?.findings?.some((f) => f.name === 'os' && f.line === 1), 'finding names os, line 1',
       bad.structuredContent);
     t.ok(text(bad).includes('os'), 'text names the finding');
+    t.is(bad.structuredContent?.schema, 'acs-check/1', 'same shape as acs-launch check --json');
+    t.is(bad.isError, false, 'a verdict is a result, not a tool error');
     const good = await call('inspect_code_security', { code: 'import math\nprint(math.pi)\n', profile: 'pure-math' });
-    t.is(good.structuredContent?.verdict, 'pass', 'math passes');
-    t.is(good.structuredContent?.findings?.length, 0, 'no findings');
+    t.is(good.structuredContent?.scan?.verdict, 'pass', 'math passes');
+    t.is(good.structuredContent?.scan?.findings?.length, 0, 'no findings');
   });
 
   test('sdk refusal', async (t) => {
@@ -108,7 +110,7 @@ export function register(sdk) {
     t.ok(s?.truncated === true, 'stdout marked truncated', s && { ...s, text: s.text?.slice(0, 200) });
     t.ok(s?.bytes > 3000000, 'all bytes counted', s?.bytes);
     t.ok(text(r).length < 64 * 1024, 'text summary is bounded', text(r).length);
-    t.ok(/truncat/i.test(text(r)), 'text says it was truncated');
+    t.ok(/truncat|clipped|omitted/i.test(text(r)), 'text says it was clipped', text(r).slice(0, 2000));
     t.ok(text(r).includes('line 0') && text(r).includes('line 299999'), 'head and tail kept');
   });
 
