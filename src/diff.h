@@ -1,10 +1,44 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The overlay upper layer after a run: classification, patch, apply. */
+/*
+ * The overlay upper layer after a run: classification, patch, apply, keep.
+ *
+ * Classification rules (acs_diff_collect):
+ *  - Only the upper layer is walked; the lower layer is consulted only for
+ *    names present in the upper (and, below an opaque directory or a removed
+ *    lower directory, to list what became hidden). Nothing is followed:
+ *    every lookup is relative to a directory fd with O_NOFOLLOW or
+ *    AT_SYMLINK_NOFOLLOW.
+ *  - added:    in the upper, absent from the lower (or hidden by an opaque
+ *              parent and absent there). Directories are reported too, then
+ *              their contents.
+ *  - modified: in both, and the content (sha256), the symlink target, the
+ *              permission bits or the type differ. A TYPE CHANGE (file <->
+ *              dir <-> symlink <-> special) is ONE modified entry with
+ *              old_type != type (short status "T"); when the old type was a
+ *              directory, its old contents are also listed as deleted, when
+ *              the new type is a directory its contents are listed as added.
+ *              A copy-up with equal content and mode is not a change; a
+ *              directory is modified only when its mode changed.
+ *  - deleted:  a whiteout (0:0 character device) over a lower entry, or a
+ *              lower entry hidden by an opaque directory (xattr
+ *              user.overlay.opaque or trusted.overlay.opaque = "y") that the
+ *              upper does not have. A removed directory is listed with all
+ *              its lower contents, parents before children.
+ *  Lists are in walk order: parents before children, names sorted bytewise
+ *  within a directory.
+ *
+ * Paths are raw bytes relative to the workspace root, without "./" or a
+ * leading "/", NUL-terminated (names cannot hold NUL), possibly not UTF-8.
+ */
 #pragma once
+
+#include <stdio.h>
+#include <time.h>
 
 #include "common.h"
 
 struct json_object;
+struct acs_options;
 
 typedef enum {
         ACS_FT_NONE = 0,
@@ -22,13 +56,17 @@ typedef struct acs_change {
         size_t path_len;
         acs_ftype type;      /* new type (ACS_FT_NONE for deletions) */
         acs_ftype old_type;  /* type in the lower layer (ACS_FT_NONE for additions) */
-        uint64_t size;
-        uint32_t mode;       /* permission bits */
+        uint64_t size;       /* new size: file bytes, symlink target length, 0 otherwise */
+        uint32_t mode;       /* permission bits (07777) */
         uint32_t old_mode;
         char sha256[65];     /* regular files: hex digest, "" otherwise */
         char old_sha256[65];
         char *target;        /* symlink target, never followed */
         bool is_protected;   /* matches [filesystem] protect: flagged, never applied */
+        /* extensions */
+        uint64_t old_size;
+        char *old_target;    /* old symlink target (modified/deleted symlinks) */
+        uint64_t rdev;       /* character/block devices: new device number */
 } acs_change;
 
 typedef struct acs_changes {
@@ -40,8 +78,164 @@ typedef struct acs_changes {
         size_t n_deleted;
         char *patch;         /* git-style patch, NULL unless asked for */
         size_t patch_len;
+        /* extensions */
+        bool truncated;      /* more than max_entries changes: the lists stop there */
+        bool patch_omitted;  /* a patch was asked for but was larger than max_patch_bytes */
+        char **patch_skipped; /* paths git cannot express (FIFOs, devices, empty dirs) - NULL-terminated, may be NULL */
+        struct timespec run_start; /* when the run started (0: unknown); apply's conflict check */
 } acs_changes;
 
+typedef struct acs_diff_opts {
+        /* [filesystem] protect globs, NULL-terminated (may be NULL). Matched by
+         * acs_glob_match against the path AND each of its parent directories,
+         * so "secret" also protects "secret/x". */
+        char *const *protect;
+        bool want_patch;          /* also fill c->patch (loads libgit2 on demand) */
+        uint64_t max_entries;     /* 0: no limit; beyond it c->truncated is set */
+        uint64_t max_patch_bytes; /* 0: no limit; a bigger patch is dropped, c->patch_omitted set */
+} acs_diff_opts;
+
+/*
+ * Compare the upper layer with the lower one. upper_fd and lower_fd are
+ * directory fds (O_PATH is fine); lower_fd may be -1 for "no lower" (empty
+ * scratch workspace). On success *ret is filled (caller frees with
+ * acs_changes_free) and 0 is returned; on failure -errno with err filled,
+ * *ret untouched. Sets ret->run_start to 0; the engine may set it.
+ * Hashing loads libcrypto on first use (dlopen), the patch libgit2.
+ */
+int acs_diff_collect(int upper_fd, int lower_fd, const acs_diff_opts *o, acs_changes *ret,
+                     acs_error *err);
+
+/* Build c->patch from the layers (called by acs_diff_collect when want_patch).
+ * Git cannot express FIFOs, sockets, devices, empty directories or
+ * permission bits other than 0755/0644: those go to c->patch_skipped. */
+int acs_changes_make_patch(int upper_fd, int lower_fd, acs_changes *c, uint64_t max_patch_bytes,
+                           acs_error *err);
+
 void acs_changes_free(acs_changes *c);
-/* The "files" object of the report (interfaces.md §3). */
+size_t acs_changes_count(const acs_changes *c);
+
+/*
+ * The "files" object of the report (interfaces.md §3). Each entry:
+ * {"path", ["path_escaped": true], "type", "size", "mode" ("0644"),
+ *  ["old_type"], ["old_mode"], ["sha256"], ["old_sha256"], ["target"],
+ *  ["old_target"], ["protected": true]}; deleted entries carry the old
+ * values under "type"/"size"/"mode" and "old_sha256"/"old_target".
+ * A string that is not valid UTF-8 is escaped (see acs_escape_bytes) and its
+ * key gets a sibling "<key>_escaped": true ("path_escaped", "target_escaped",
+ * "patch_escaped"). Never dropped. Also "truncated", "patch_omitted",
+ * "patch_skipped" when set.
+ */
 struct json_object *acs_changes_to_json(const acs_changes *c);
+/* The inverse (used for kept layers). -EINVAL on a malformed object. */
+int acs_changes_from_json(struct json_object *j, acs_changes *ret, acs_error *err);
+
+/* `git status --short`-like lines: "A  path", "M  path", "D  path", "T  path"
+ * (type change), odd names C-quoted as git does, " (protected)" flagged,
+ * special files suffixed with their type. Nothing for no changes. */
+void acs_changes_print_short(FILE *f, const acs_changes *c);
+
+/* ---- pure helpers (diff-util.c), unit-tested ---- */
+
+/* fnmatch(FNM_PATHNAME)-like: '*' '?' '[...]' never match '/'; a whole
+ * component "**" matches zero or more directories ("**" + "/x" matches "x"
+ * and "a/b/x"; "a/" + "**" matches everything below "a"). Anchored at the
+ * workspace root. Backslash escapes. */
+bool acs_glob_match(const char *pattern, const char *path);
+/* path or one of its parents matches one of globs */
+bool acs_glob_protected(char *const *globs, const char *path);
+
+/* Valid UTF-8 is returned as is (*escaped = false). Otherwise every byte that
+ * is not part of a valid UTF-8 sequence becomes the four characters "\xNN"
+ * (lower-case hex) and a backslash becomes "\\", *escaped = true. Never NULL
+ * except on ENOMEM. */
+char *acs_escape_bytes(const char *s, size_t n, bool *escaped);
+/* Inverse of acs_escape_bytes for escaped strings. NULL on bad input. */
+char *acs_unescape_bytes(const char *s, size_t *ret_len);
+/* git's core.quotePath quoting: returned unchanged unless a byte is < 0x20,
+ * 0x7f, >= 0x80, '"' or '\\'; then "..." with C escapes and octal. */
+char *acs_quote_c(const char *s, size_t n);
+const char *acs_ftype_to_string(acs_ftype t); /* "file", "dir", "symlink", ... */
+acs_ftype acs_ftype_from_string(const char *s);
+acs_ftype acs_ftype_from_mode(uint32_t st_mode);
+
+/* ---- apply (apply.c) ---- */
+
+typedef struct acs_apply_opts {
+        bool dry_run; /* check everything, write nothing */
+} acs_apply_opts;
+
+typedef enum {
+        ACS_APPLY_DONE = 0,   /* written (or already in the wanted state) */
+        ACS_APPLY_SKIPPED,    /* FIFO, socket or device: never created on the host */
+        ACS_APPLY_PROTECTED,  /* matched a protect glob: never applied */
+        ACS_APPLY_CONFLICT,   /* the host changed since the run started: left alone */
+        ACS_APPLY_UNSAFE,     /* path escapes the workspace ("..", symlink, absolute) */
+        ACS_APPLY_FAILED,     /* a system call failed; see error */
+} acs_apply_status;
+
+typedef struct acs_apply_item {
+        char *path;
+        size_t path_len;
+        char op;                /* 'A', 'M', 'D', 'T' */
+        acs_apply_status status;
+        int error;              /* -errno for FAILED, else 0 */
+        char reason[160];
+} acs_apply_item;
+
+typedef struct acs_apply_result {
+        acs_apply_item *items; /* one per change, in the order processed */
+        size_t n_items;
+        size_t n_done, n_skipped, n_protected, n_conflicts, n_unsafe, n_failed;
+} acs_apply_result;
+
+/*
+ * Write c into the host workspace (lower_fd), taking new contents from
+ * upper_fd (the upper layer, or a kept layer's tree/). Only inside lower_fd:
+ * every path is resolved with openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS|
+ * RESOLVE_NO_MAGICLINKS), or a component-wise O_NOFOLLOW walk where openat2
+ * is missing. Regular files and symlinks are created under a temporary name
+ * in the target directory and renamed into place; setuid/setgid bits are
+ * dropped; FIFOs, sockets and devices are skipped; protected entries are
+ * not applied. Before touching a path the host's current state is compared
+ * with what the sandbox saw (old type, old sha256 / target, and its ctime
+ * against c->run_start when set): a difference is a conflict and the path
+ * is left alone (an entry already in the wanted state counts as done).
+ * Deletions run first (children before parents), then modifications, then
+ * additions. A new file's content must hash to its recorded sha256.
+ * Returns 0 when every entry was processed (see ret's counters for
+ * conflicts etc.), -errno with err filled on a fatal error.
+ */
+int acs_apply_changes(int upper_fd, int lower_fd, const acs_changes *c, const acs_apply_opts *o,
+                      acs_apply_result *ret, acs_error *err);
+void acs_apply_result_free(acs_apply_result *r);
+struct json_object *acs_apply_result_to_json(const acs_apply_result *r);
+/* One line per entry that was not simply done: "conflict: path: reason". */
+void acs_apply_result_print(FILE *f, const acs_apply_result *r);
+/* Strict relative path check used by apply: no "", ".", "..", "//", leading "/". */
+bool acs_path_is_safe(const char *path);
+
+/* ---- keep (apply-keep.c) ---- */
+
+/*
+ * Keep the upper layer in dir (created; must not exist or be empty):
+ *   dir/acs-keep.json   {"schema": "acs-keep/1", "run_start": ..., "files": <changes json>}
+ *   dir/tree/...        added/modified regular files, symlinks and directories
+ *   dir/changes.patch   c->patch when there is one
+ * Whiteouts are portable: deletions live in the manifest only. FIFOs,
+ * sockets and devices are listed, not copied. Kept files are mode 0600/0700
+ * (the manifest holds the real modes).
+ */
+int acs_keep_layer(int upper_fd, const acs_changes *c, const char *dir, acs_error *err);
+/* Load a kept layer: *ret_changes from the manifest, *ret_tree_fd on dir/tree. */
+int acs_keep_load(const char *dir, acs_changes *ret_changes, int *ret_tree_fd, acs_error *err);
+
+/*
+ * `acs-launch apply DIR --workspace W [--json] [--patch FILE|-]`:
+ * applies a kept layer (o->args[0]) to W. --patch also writes the kept
+ * patch. Prints a short summary on stderr (or the JSON result on stdout with
+ * --json). Exit status: 0 all applied (skipped specials and protected
+ * entries do not count), 1 conflicts, unsafe paths or failures, 125 usage
+ * or a broken kept layer.
+ */
+int acs_cmd_apply(const struct acs_options *o);

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "diff.h"
 #include "doctor.h"
+#include "bench.h"
 #include "mcp.h"
 #include "profile.h"
 #include "run.h"

@@ -17,7 +17,10 @@ typedef struct acs_profile {
         char *name;        /* "pure-math" */
         char *path;        /* file it was read from */
         char *description;
-        char **locked;     /* [profile] locked: keys the command line may not loosen */
+        char *inherit;     /* [profile] inherit as written in this file, or NULL */
+        char **locked;     /* [profile] locked: settings the command line may not loosen,
+                              canonical names from acs_profile_lockable (see
+                              acs_profile_is_locked) */
 
         /* [scan] */
         acs_scan_mode scan_mode;
@@ -43,12 +46,12 @@ typedef struct acs_profile {
         double timeout;    /* seconds, 0 = none */
         uint64_t cpu;      /* seconds, 0 = none */
         uint64_t memory;   /* bytes, 0 = none */
-        uint64_t processes;
-        uint64_t file_size;
-        uint64_t open_files;
+        uint64_t processes; /* >= 1 */
+        uint64_t file_size; /* bytes, 0 = none */
+        uint64_t open_files; /* >= 8 */
 
         /* [output] */
-        uint64_t max_tokens;
+        uint64_t max_tokens; /* 0 = no clipping */
         acs_ansi_mode ansi;
 
         /* [network] */
@@ -87,6 +90,18 @@ int acs_profile_load(const char *name_or_path, acs_profile **ret, acs_error *err
 /* "acs-launch profiles": name, description, path of each profile on the path. */
 int acs_profile_list(FILE *out, acs_error *err);
 
+/*
+ * [profile] locked: may the command line loosen this setting? setting is
+ * one of "timeout", "memory", "max_tokens", "net", "bind" (--bind and
+ * --ro-bind), "env" (--setenv, --unsetenv), "workspace", "apply"; the
+ * spellings "max-tokens", "network", "ro_bind", "ro-bind", "setenv" and
+ * "unsetenv" are accepted too.
+ */
+bool acs_profile_is_locked(const acs_profile *p, const char *setting);
+
 /* Names of enum values for reports and messages. */
 const char *acs_scan_mode_to_string(acs_scan_mode m);
 const char *acs_net_mode_to_string(acs_net_mode m);
+const char *acs_ws_mode_to_string(acs_ws_mode m);
+const char *acs_apply_mode_to_string(acs_apply_mode m);
+const char *acs_ansi_mode_to_string(acs_ansi_mode m);

@@ -35,13 +35,13 @@ typedef struct acs_scan_result {
 } acs_scan_result;
 
 typedef struct acs_stream_result {
-        char *text;            /* clipped text, valid UTF-8 */
+        char *text;            /* clipped text, valid UTF-8, NUL-terminated */
         size_t text_len;
         uint64_t bytes;        /* bytes the program wrote */
-        uint64_t tokens;       /* estimated tokens of everything written */
-        bool truncated;
-        uint64_t omitted_bytes;
-        uint64_t omitted_lines;
+        uint64_t tokens;       /* estimated tokens of everything written (cleaned, unclipped) */
+        bool truncated;        /* something was omitted (a marker line says what) */
+        uint64_t omitted_bytes;  /* bytes the program wrote that the text leaves out */
+        uint64_t omitted_lines;  /* lines left out (folded repeats are not omitted) */
         uint64_t omitted_tokens;
 } acs_stream_result;
 
@@ -74,3 +74,12 @@ const char *acs_status_to_string(acs_status s);
 struct json_object *acs_report_to_json(const acs_report *r);
 /* Serialised JSON (one line unless pretty). Caller frees. */
 char *acs_report_to_string(const acs_report *r, bool pretty);
+/* "pass" | "reject" | "warn" | "skipped" */
+const char *acs_verdict_to_string(acs_verdict v);
+/*
+ * A short human summary for an agent or a terminal (the MCP text content):
+ * a status line (what happened, exit code, wall time, scan verdict), the
+ * scan findings, the clipped stdout and stderr, and the changed files (up
+ * to 20). Always valid UTF-8. Caller frees; NULL on out of memory.
+ */
+char *acs_report_summary(const acs_report *r);

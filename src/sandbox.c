@@ -348,8 +348,10 @@ static _noreturn_ void init_main(child_ctx *c)
         }
 
         acs_trace(cfg, "mounts: root built, pivoted, old root detached");
-        /* vfork: no page-table copy; init is suspended until the program execs. */
-        pid_t pid = vfork();
+        /* vfork: no page-table copy; init is suspended until the program
+         * execs. The in-sandbox scan never execs (the scanned program runs in
+         * the interpreter that scanned it), so it needs a real fork. */
+        pid_t pid = cfg->scan_in_child ? fork() : vfork();
         if (pid < 0) {
                 acs_error_errno(err, -errno, "fork", "cannot start the program");
                 goto fail;

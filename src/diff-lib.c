@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Lazy libcrypto, hashing, and symlink-free path resolution below a directory fd. */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <openssl/opensslv.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "diff-internal.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+int acs_crypto_load(acs_crypto *ret, acs_error *err)
+{
+        static const char soname[] = "libcrypto.so." STR(OPENSSL_SHLIB_VERSION);
+        acs_crypto c = {};
+        void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+
+        if (!h)
+                return acs_error_set(err, -ENOENT, "diff", "cannot load %s: %s", soname, dlerror());
+        /* the handle is not closed: RTLD_NODELETE keeps the mapping anyway */
+        *(void **)&c.md_ctx_new = dlsym(h, "EVP_MD_CTX_new");
+        *(void **)&c.md_ctx_free = dlsym(h, "EVP_MD_CTX_free");
+        *(void **)&c.sha256 = dlsym(h, "EVP_sha256");
+        *(void **)&c.digest_init = dlsym(h, "EVP_DigestInit_ex");
+        *(void **)&c.digest_update = dlsym(h, "EVP_DigestUpdate");
+        *(void **)&c.digest_final = dlsym(h, "EVP_DigestFinal_ex");
+        if (!c.md_ctx_new || !c.md_ctx_free || !c.sha256 || !c.digest_init || !c.digest_update ||
+            !c.digest_final)
+                return acs_error_set(err, -ENOSYS, "diff", "%s lacks the EVP digest API", soname);
+        *ret = c;
+        return 0;
+}
+
+static void to_hex(const unsigned char *d, unsigned n, char *hex)
+{
+        static const char x[] = "0123456789abcdef";
+
+        for (unsigned i = 0; i < n; i++) {
+                hex[2 * i] = x[d[i] >> 4];
+                hex[2 * i + 1] = x[d[i] & 15];
+        }
+        hex[2 * n] = 0;
+}
+
+int acs_sha256_fd(const acs_crypto *cr, int fd, char hex[static 65], uint64_t *ret_size)
+{
+        EVP_MD_CTX *ctx = cr->md_ctx_new();
+        unsigned char md[EVP_MAX_MD_SIZE];
+        unsigned mdlen = 0;
+        uint64_t total = 0;
+        char buf[64 * 1024];
+        int r = 0;
+
+        if (!ctx)
+                return -ENOMEM;
+        if (cr->digest_init(ctx, cr->sha256(), NULL) != 1) {
+                r = -EIO;
+                goto out;
+        }
+        for (;;) {
+                ssize_t k = read(fd, buf, sizeof buf);
+
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0) {
+                        r = -errno;
+                        goto out;
+                }
+                if (k == 0)
+                        break;
+                total += (uint64_t)k;
+                if (cr->digest_update(ctx, buf, (size_t)k) != 1) {
+                        r = -EIO;
+                        goto out;
+                }
+        }
+        if (cr->digest_final(ctx, md, &mdlen) != 1 || mdlen != 32) {
+                r = -EIO;
+                goto out;
+        }
+        to_hex(md, mdlen, hex);
+        if (ret_size)
+                *ret_size = total;
+out:
+        cr->md_ctx_free(ctx);
+        return r;
+}
+
+int acs_sha256_buf(const acs_crypto *cr, const void *buf, size_t n, char hex[static 65])
+{
+        EVP_MD_CTX *ctx = cr->md_ctx_new();
+        unsigned char md[EVP_MAX_MD_SIZE];
+        unsigned mdlen = 0;
+        int r = 0;
+
+        if (!ctx)
+                return -ENOMEM;
+        if (cr->digest_init(ctx, cr->sha256(), NULL) != 1 || cr->digest_update(ctx, buf, n) != 1 ||
+            cr->digest_final(ctx, md, &mdlen) != 1 || mdlen != 32)
+                r = -EIO;
+        else
+                to_hex(md, mdlen, hex);
+        cr->md_ctx_free(ctx);
+        return r;
+}
+
+/* Fallback for kernels without openat2: walk one component at a time. */
+static int open_walk(int dirfd, const char *path, int flags, mode_t mode)
+{
+        _cleanup_free_ char *copy = strdup(path);
+        _cleanup_close_ int cur = -1;
+        char *p, *slash;
+
+        if (!copy)
+                return -ENOMEM;
+        cur = openat(dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (cur < 0)
+                return -errno;
+        for (p = copy; (slash = strchr(p, '/')); p = slash + 1) {
+                int next;
+
+                *slash = 0;
+                if (!*p || strcmp(p, ".") == 0 || strcmp(p, "..") == 0)
+                        return -EXDEV;
+                next = openat(cur, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (next < 0)
+                        return errno == ENOTDIR ? -ELOOP : -errno;
+                closep(&cur);
+                cur = next;
+        }
+        if (strcmp(p, "..") == 0)
+                return -EXDEV;
+        if (!*p)
+                p = ".";
+        {
+                int fd = openat(cur, p, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+
+                return fd < 0 ? -errno : fd;
+        }
+}
+
+int acs_open_beneath(int dirfd, const char *path, int flags, mode_t mode)
+{
+        struct open_how how = {
+                .flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
+                .mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
+                .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+        };
+        long fd;
+
+        if (path[0] == '/')
+                return -EXDEV;
+        if (!*path)
+                path = ".";
+        fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+        if (fd >= 0)
+                return (int)fd;
+        if (errno == ENOSYS || errno == EPERM /* seccomp */)
+                return open_walk(dirfd, path, flags, mode);
+        return -errno;
+}
+
+int acs_open_parent_beneath(int dirfd, const char *path, const char **ret_name)
+{
+        const char *slash = strrchr(path, '/');
+        _cleanup_free_ char *parent = NULL;
+
+        if (!slash) {
+                *ret_name = path;
+                return acs_open_beneath(dirfd, "", O_PATH | O_DIRECTORY, 0);
+        }
+        parent = strndup(path, (size_t)(slash - path));
+        if (!parent)
+                return -ENOMEM;
+        *ret_name = slash + 1;
+        return acs_open_beneath(dirfd, parent, O_PATH | O_DIRECTORY, 0);
+}
+
+int acs_read_beneath(int dirfd, const char *path, char **ret, size_t *ret_len)
+{
+        _cleanup_close_ int fd = acs_open_beneath(dirfd, path, O_RDONLY, 0);
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0, cap = 0;
+        struct stat st;
+
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EINVAL;
+        cap = (size_t)st.st_size + 1;
+        buf = malloc(cap);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t k;
+
+                if (len + 1 >= cap) {
+                        char *nb = realloc(buf, cap * 2);
+
+                        if (!nb)
+                                return -ENOMEM;
+                        buf = nb;
+                        cap *= 2;
+                }
+                k = read(fd, buf + len, cap - len - 1);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                if (k == 0)
+                        break;
+                len += (size_t)k;
+        }
+        buf[len] = 0;
+        *ret = TAKE_PTR(buf);
+        *ret_len = len;
+        return 0;
+}
+
+int acs_change_list_push(acs_change **v, size_t *n, size_t *cap, acs_change *ch)
+{
+        if (*n == *cap) {
+                size_t nc = *cap ? *cap * 2 : 16;
+                acs_change *nv = realloc(*v, nc * sizeof **v);
+
+                if (!nv)
+                        return -ENOMEM;
+                *v = nv;
+                *cap = nc;
+        }
+        (*v)[(*n)++] = *ch;
+        memset(ch, 0, sizeof *ch);
+        return 0;
+}
+
+void acs_change_done(acs_change *ch)
+{
+        free(ch->path);
+        free(ch->target);
+        free(ch->old_target);
+        memset(ch, 0, sizeof *ch);
+}

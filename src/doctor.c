@@ -1,0 +1,674 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * `acs-launch doctor` and the preflight explanations. A sandbox that cannot
+ * start should say which host setting is in the way and the exact command
+ * that changes it, not "Operation not permitted". Every probe that touches
+ * namespaces or seccomp runs in a forked child, so the caller's process is
+ * never changed.
+ */
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/landlock.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <linux/magic.h>
+#include <linux/seccomp.h>
+
+#include "doctor.h"
+#include "profile.h"
+
+#define SYSCTL_APPARMOR "/proc/sys/kernel/apparmor_restrict_unprivileged_userns"
+#define SYSCTL_MAX_USERNS "/proc/sys/user/max_user_namespaces"
+#define SYSCTL_USERNS_CLONE "/proc/sys/kernel/unprivileged_userns_clone"
+#define UNPRIV_UID 65534
+
+/* ---- small helpers ------------------------------------------------------------- */
+
+static int read_long(const char *path, long *ret)
+{
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        char buf[64];
+        if (fd < 0)
+                return -errno;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        if (n <= 0)
+                return n < 0 ? -errno : -EINVAL;
+        buf[n] = '\0';
+        char *end;
+        errno = 0;
+        long v = strtol(buf, &end, 10);
+        if (errno || end == buf)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+static int read_small(const char *path, char *buf, size_t size)
+{
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = read(fd, buf, size - 1);
+        if (n < 0)
+                return -errno;
+        buf[n] = '\0';
+        return 0;
+}
+
+static int write_str(const char *path, const char *s)
+{
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = write(fd, s, strlen(s));
+        if (n < 0)
+                return -errno;
+        return (size_t)n == strlen(s) ? 0 : -EIO;
+}
+
+static bool has_word(const char *list, const char *word)
+{
+        size_t n = strlen(word);
+        for (const char *p = list; (p = strstr(p, word)); p += n)
+                if ((p == list || p[-1] == ' ' || p[-1] == '\n' || p[-1] == '\t') &&
+                    (p[n] == '\0' || p[n] == ' ' || p[n] == '\n' || p[n] == '\t'))
+                        return true;
+        return false;
+}
+
+static void kernel_version(int *major, int *minor)
+{
+        struct utsname u;
+        *major = *minor = 0;
+        if (uname(&u) == 0 && sscanf(u.release, "%d.%d", major, minor) != 2)
+                *major = *minor = 0;
+}
+
+static bool kernel_older(int major, int minor)
+{
+        int ma, mi;
+        kernel_version(&ma, &mi);
+        return ma && (ma < major || (ma == major && mi < minor));
+}
+
+/* ---- preflight explanations --------------------------------------------------------- */
+
+/* A sysctl that forbids user namespaces for this caller, explained; false if none does. */
+static bool userns_sysctl_reason(int code, const char *what, acs_error *err)
+{
+        long v;
+        bool unpriv = geteuid() != 0;
+
+        if (access("/proc/self/ns/user", F_OK) < 0) {
+                acs_error_set(err, code, "userns",
+                              "%s: this kernel has no user namespaces (built without "
+                              "CONFIG_USER_NS); use a kernel that has them (Debian's does)",
+                              what);
+                return true;
+        }
+        if (read_long(SYSCTL_MAX_USERNS, &v) == 0 && v == 0) {
+                acs_error_set(err, code, "userns",
+                              "%s: user namespaces are disabled: user.max_user_namespaces=0; run "
+                              "`sudo sysctl -w user.max_user_namespaces=15000` (and put it in "
+                              "/etc/sysctl.d/ to keep it)",
+                              what);
+                return true;
+        }
+        if (unpriv && read_long(SYSCTL_USERNS_CLONE, &v) == 0 && v == 0) {
+                acs_error_set(err, code, "userns",
+                              "%s: unprivileged user namespaces are disabled: "
+                              "kernel.unprivileged_userns_clone=0; run `sudo sysctl -w "
+                              "kernel.unprivileged_userns_clone=1` (and put it in /etc/sysctl.d/)",
+                              what);
+                return true;
+        }
+        if (unpriv && read_long(SYSCTL_APPARMOR, &v) == 0 && v != 0) {
+                acs_error_set(err, code, "userns",
+                              "%s: user namespaces are restricted by AppArmor: "
+                              "kernel.apparmor_restrict_unprivileged_userns=%ld; run `sudo sysctl "
+                              "-w kernel.apparmor_restrict_unprivileged_userns=0` or install an "
+                              "AppArmor profile for acs-launch that allows userns",
+                              what, v);
+                return true;
+        }
+        return false;
+}
+
+int acs_preflight_userns_error(int errnum, acs_error *err)
+{
+        int e = errnum < 0 ? -errnum : errnum;
+        int code = e ? -e : -EPERM;
+        const char *what = "cannot create the sandbox's user namespace";
+        long v = -1;
+
+        if (err)
+                err->exit_status = 125;
+        if (userns_sysctl_reason(code, what, err))
+                return code;
+
+        switch (e) {
+        case ENOSPC:
+                read_long(SYSCTL_MAX_USERNS, &v);
+                return acs_error_set(err, code, "userns",
+                                     "%s: the limit on user namespaces is reached "
+                                     "(user.max_user_namespaces=%ld for this user, or 32 levels "
+                                     "of nesting); end other sandboxes or raise it with `sudo "
+                                     "sysctl -w user.max_user_namespaces=15000`",
+                                     what, v);
+        case EUSERS:
+                return acs_error_set(err, code, "userns",
+                                     "%s: user namespaces are nested 32 deep already; run "
+                                     "acs-launch from a less nested container",
+                                     what);
+        case EPERM:
+        case EACCES:
+                return acs_error_set(err, code, "userns",
+                                     "%s (%s) although no sysctl forbids it: acs-launch probably "
+                                     "runs in a container or chroot whose policy blocks "
+                                     "unshare(CLONE_NEWUSER) (Docker: run with --security-opt "
+                                     "seccomp=unconfined --security-opt apparmor=unconfined, or "
+                                     "run acs-launch on the host); `acs-launch doctor` checks "
+                                     "the host",
+                                     what, strerror(e));
+        case EINVAL:
+                return acs_error_set(err, code, "userns",
+                                     "%s (EINVAL): the kernel refused CLONE_NEWUSER; a kernel "
+                                     "older than 3.8 or one without user namespaces",
+                                     what);
+        default:
+                return acs_error_errno(err, code, "userns", "%s", what);
+        }
+}
+
+static bool fs_supported(const char *fs)
+{
+        char buf[4096];
+        if (read_small("/proc/filesystems", buf, sizeof buf) < 0)
+                return true; /* unknown: do not accuse */
+        for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+                char *t = strrchr(l, '\t');
+                if (strcmp(t ? t + 1 : l, fs) == 0)
+                        return true;
+        }
+        return false;
+}
+
+int acs_preflight_overlay_error(int errnum, acs_error *err)
+{
+        int e = errnum < 0 ? -errnum : errnum;
+        int code = e ? -e : -EPERM;
+        const char *what = "cannot mount the /workspace overlay inside the user namespace";
+        struct utsname u;
+
+        if (err)
+                err->exit_status = 125;
+        if (uname(&u) < 0)
+                snprintf(u.release, sizeof u.release, "?");
+        if (userns_sysctl_reason(code, what, err))
+                return code;
+        if (!fs_supported("overlay"))
+                return acs_error_set(err, code, "overlay",
+                                     "%s: overlayfs is not available: run `sudo modprobe overlay` "
+                                     "and add 'overlay' to /etc/modules-load.d/acs-launch.conf",
+                                     what);
+        if (kernel_older(5, 11))
+                return acs_error_set(err, code, "overlay",
+                                     "%s: kernel %s is older than 5.11, the first that mounts "
+                                     "overlayfs in a user namespace (option userxattr); upgrade "
+                                     "the kernel",
+                                     what, u.release);
+        if (e == EIO || e == EOPNOTSUPP)
+                return acs_error_set(err, code, "overlay",
+                                     "%s (%s): the upper layer's filesystem does not store "
+                                     "user.* extended attributes%s, so overlayfs cannot mark "
+                                     "opaque directories",
+                                     what, strerror(e),
+                                     kernel_older(6, 6) ? " (tmpfs gained them in kernel 6.6; "
+                                                          "upgrade the kernel)"
+                                                        : "");
+        if (e == EPERM || e == EACCES)
+                return acs_error_set(err, code, "overlay",
+                                     "%s (%s): a security module (AppArmor, SELinux) or a "
+                                     "container's policy denies the mount; `acs-launch doctor` "
+                                     "checks the host",
+                                     what, strerror(e));
+        if (e == EINVAL)
+                return acs_error_set(err, code, "overlay",
+                                     "%s (EINVAL): overlayfs on kernel %s refused the options "
+                                     "(lowerdir, upperdir, workdir, userxattr); the lower "
+                                     "directory may be on a filesystem overlayfs cannot use "
+                                     "(another overlay, FUSE) or be too deeply stacked",
+                                     what, u.release);
+        return acs_error_errno(err, code, "overlay", "%s", what);
+}
+
+/* ---- probes in a forked child ---------------------------------------------------------- */
+
+typedef struct probe_result {
+        int step; /* 0: all passed; else the step that failed */
+        int err;  /* its errno */
+} probe_result;
+
+typedef void (*probe_fn)(probe_result *r, const void *arg);
+
+static void run_probe(probe_fn fn, const void *arg, probe_result *res)
+{
+        int p[2];
+        *res = (probe_result){ .step = -1, .err = ECHILD };
+        if (pipe2(p, O_CLOEXEC) < 0) {
+                res->err = errno;
+                return;
+        }
+        pid_t pid = fork();
+        if (pid < 0) {
+                res->err = errno;
+                close(p[0]);
+                close(p[1]);
+                return;
+        }
+        if (pid == 0) {
+                probe_result r = { 0 };
+                close(p[0]);
+                fn(&r, arg);
+                if (write(p[1], &r, sizeof r) != sizeof r)
+                        _exit(1);
+                _exit(0);
+        }
+        close(p[1]);
+        ssize_t n;
+        do
+                n = read(p[0], res, sizeof *res);
+        while (n < 0 && errno == EINTR);
+        if (n != sizeof *res)
+                *res = (probe_result){ .step = -1, .err = ECHILD };
+        close(p[0]);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+}
+
+#define STEP(n, expr)                                                                       \
+        do {                                                                                \
+                if ((expr) < 0) {                                                           \
+                        r->step = (n);                                                      \
+                        r->err = errno;                                                     \
+                        return;                                                             \
+                }                                                                           \
+        } while (0)
+#define STEP_R(n, expr)                                                                     \
+        do {                                                                                \
+                int _r = (expr);                                                            \
+                if (_r < 0) {                                                               \
+                        r->step = (n);                                                      \
+                        r->err = -_r;                                                       \
+                        return;                                                             \
+                }                                                                           \
+        } while (0)
+
+enum { P_SETUID = 1, P_UNSHARE, P_SETGROUPS, P_UIDMAP, P_GIDMAP, P_PRIVATE, P_TMPFS, P_DIRS,
+       P_OVERLAY, P_OPAQUE, P_XATTR };
+
+static void write_maps(probe_result *r, uid_t uid, gid_t gid)
+{
+        char map[64];
+        STEP_R(P_SETGROUPS, write_str("/proc/self/setgroups", "deny"));
+        snprintf(map, sizeof map, "0 %u 1\n", (unsigned)uid);
+        STEP_R(P_UIDMAP, write_str("/proc/self/uid_map", map));
+        snprintf(map, sizeof map, "0 %u 1\n", (unsigned)gid);
+        STEP_R(P_GIDMAP, write_str("/proc/self/gid_map", map));
+}
+
+static void probe_userns(probe_result *r, const void *arg)
+{
+        const uid_t *as = arg;
+        if (as) {
+                STEP(P_SETUID, setgroups(0, NULL));
+                STEP(P_SETUID, setresgid(*as, *as, *as));
+                STEP(P_SETUID, setresuid(*as, *as, *as));
+                /* changing uids made us non-dumpable: the maps in /proc/self would be root-owned */
+                STEP(P_SETUID, prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
+        }
+        uid_t uid = getuid();
+        gid_t gid = getgid();
+        STEP(P_UNSHARE, unshare(CLONE_NEWUSER));
+        write_maps(r, uid, gid);
+}
+
+static void probe_overlay(probe_result *r, const void *arg)
+{
+        uid_t uid = getuid();
+        gid_t gid = getgid();
+        char v[8];
+
+        STEP(P_UNSHARE, unshare(CLONE_NEWUSER | CLONE_NEWNS));
+        write_maps(r, uid, gid);
+        if (r->step)
+                return;
+        STEP(P_PRIVATE, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+        /* over /tmp, in this private mount namespace only */
+        STEP(P_TMPFS, mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0700"));
+        STEP(P_DIRS, mkdir("/tmp/l", 0755));
+        STEP(P_DIRS, mkdir("/tmp/l/d", 0755));
+        STEP(P_DIRS, mkdir("/tmp/u", 0755));
+        STEP(P_DIRS, mkdir("/tmp/w", 0755));
+        STEP(P_DIRS, mkdir("/tmp/m", 0755));
+        STEP(P_DIRS, close(open("/tmp/l/d/f", O_WRONLY | O_CREAT | O_CLOEXEC, 0644)));
+        STEP(P_OVERLAY, mount("overlay", "/tmp/m", "overlay", 0,
+                              "lowerdir=/tmp/l,upperdir=/tmp/u,workdir=/tmp/w,userxattr"));
+        /* deleting and recreating a lower directory needs a whiteout and an opaque xattr */
+        STEP(P_OPAQUE, unlink("/tmp/m/d/f"));
+        STEP(P_OPAQUE, rmdir("/tmp/m/d"));
+        STEP(P_OPAQUE, mkdir("/tmp/m/d", 0755));
+        ssize_t n = lgetxattr("/tmp/u/d", "user.overlay.opaque", v, sizeof v);
+        if (n != 1 || v[0] != 'y') {
+                r->step = P_XATTR;
+                r->err = n < 0 ? errno : EIO;
+        }
+}
+
+static void probe_seccomp(probe_result *r, const void *arg)
+{
+        struct utsname u;
+        STEP(1, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
+        scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+        if (!ctx) {
+                r->step = 2;
+                r->err = ENOMEM;
+                return;
+        }
+        int k = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(uname), 0);
+        if (k == 0)
+                k = seccomp_load(ctx);
+        seccomp_release(ctx);
+        STEP_R(3, k);
+        if (uname(&u) == 0 || errno != EPERM) {
+                r->step = 4;
+                r->err = errno ? errno : EIO;
+        }
+}
+
+/* ---- the checklist ------------------------------------------------------------------------ */
+
+typedef enum { CHK_OK, CHK_FAIL, CHK_WARN } chk_state;
+
+static void item(FILE *out, chk_state s, const char *what, const char *detail, const char *fix)
+{
+        static const char *const tags[] = { "[ ok ]", "[FAIL]", "[warn]" };
+        fprintf(out, "%s %s: %s\n", tags[s], what, detail);
+        if (fix && *fix)
+                fprintf(out, "       fix: %s\n", fix);
+}
+
+static const char *step_name(int step)
+{
+        switch (step) {
+        case P_SETUID: return "switching to uid 65534";
+        case P_UNSHARE: return "unshare";
+        case P_SETGROUPS: return "writing setgroups";
+        case P_UIDMAP: return "writing uid_map";
+        case P_GIDMAP: return "writing gid_map";
+        case P_PRIVATE: return "making mounts private";
+        case P_TMPFS: return "mounting tmpfs";
+        case P_DIRS: return "creating directories";
+        case P_OVERLAY: return "mounting overlay";
+        case P_OPAQUE: return "replacing a lower directory";
+        case P_XATTR: return "reading user.overlay.opaque";
+        default: return "probe";
+        }
+}
+
+static void sysctl_summary(char *buf, size_t size)
+{
+        static const struct {
+                const char *path, *name;
+        } ctl[] = {
+                { SYSCTL_MAX_USERNS, "user.max_user_namespaces" },
+                { SYSCTL_USERNS_CLONE, "kernel.unprivileged_userns_clone" },
+                { SYSCTL_APPARMOR, "kernel.apparmor_restrict_unprivileged_userns" },
+        };
+        size_t n = 0;
+        buf[0] = '\0';
+        for (size_t i = 0; i < ELEMENTSOF(ctl) && n < size; i++) {
+                long v;
+                if (read_long(ctl[i].path, &v) == 0)
+                        n += snprintf(buf + n, size - n, "%s%s=%ld", n ? ", " : "", ctl[i].name, v);
+        }
+}
+
+static bool check_userns(FILE *out)
+{
+        probe_result r;
+        char ctl[256], detail[1200];
+        acs_error err = { 0 };
+
+        sysctl_summary(ctl, sizeof ctl);
+        run_probe(probe_userns, NULL, &r);
+        if (r.step == 0) {
+                snprintf(detail, sizeof detail, "can be created (%s)", ctl);
+                item(out, CHK_OK, "user namespaces", detail, NULL);
+        } else {
+                acs_preflight_userns_error(r.err, &err);
+                snprintf(detail, sizeof detail, "%s failed: %s", step_name(r.step), err.msg);
+                item(out, CHK_FAIL, "user namespaces", detail, NULL);
+        }
+        if (geteuid() == 0) {
+                /* root maps the sandbox to an unprivileged uid; ordinary users need this */
+                uid_t nobody = UNPRIV_UID;
+                probe_result u;
+                run_probe(probe_userns, &nobody, &u);
+                if (u.step == 0)
+                        item(out, CHK_OK, "user namespaces for unprivileged users",
+                             "can be created (tried as uid 65534)", NULL);
+                else {
+                        snprintf(detail, sizeof detail, "%s failed (tried as uid 65534): %s",
+                                 step_name(u.step), strerror(u.err));
+                        item(out, CHK_WARN, "user namespaces for unprivileged users", detail,
+                             "only root can run acs-launch; see the sysctls above");
+                }
+        }
+        return r.step == 0;
+}
+
+static bool check_overlay(FILE *out)
+{
+        probe_result r;
+        char detail[1200];
+        acs_error err = { 0 };
+
+        run_probe(probe_overlay, NULL, &r);
+        if (r.step == 0) {
+                item(out, CHK_OK, "overlayfs in a user namespace",
+                     "mounts with userxattr; whiteouts and opaque directories work", NULL);
+                return true;
+        }
+        if (r.step <= P_GIDMAP)
+                acs_preflight_userns_error(r.err, &err);
+        else if (r.step >= P_OVERLAY)
+                acs_preflight_overlay_error(r.step >= P_OPAQUE && r.err != EIO ? EIO : r.err, &err);
+        else
+                acs_error_errno(&err, -r.err, "overlay", "setting up the probe");
+        snprintf(detail, sizeof detail, "%s failed: %s", step_name(r.step), err.msg);
+        item(out, CHK_FAIL, "overlayfs in a user namespace", detail, NULL);
+        return false;
+}
+
+static bool check_seccomp(FILE *out)
+{
+        probe_result r;
+        char detail[512];
+        int mode = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+        uint32_t kill = SECCOMP_RET_KILL_PROCESS, eperm = SECCOMP_RET_ERRNO;
+        bool have_kill = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &kill) == 0;
+        bool have_errno = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &eperm) == 0;
+
+        if (mode < 0) {
+                item(out, CHK_FAIL, "seccomp", "not in this kernel (PR_GET_SECCOMP failed)",
+                     "use a kernel built with CONFIG_SECCOMP_FILTER");
+                return false;
+        }
+        run_probe(probe_seccomp, NULL, &r);
+        if (r.step != 0 || !have_kill || !have_errno) {
+                snprintf(detail, sizeof detail,
+                         "a test filter failed at step %d (%s); kill_process %s, errno %s", r.step,
+                         strerror(r.err), have_kill ? "available" : "missing",
+                         have_errno ? "available" : "missing");
+                item(out, CHK_FAIL, "seccomp", detail,
+                     "use a kernel with CONFIG_SECCOMP_FILTER, 4.14 or newer");
+                return false;
+        }
+        const struct scmp_version *v = seccomp_version();
+        snprintf(detail, sizeof detail,
+                 "filters load and deny with EPERM; kill_process available; libseccomp "
+                 "%u.%u.%u%s",
+                 v->major, v->minor, v->micro,
+                 mode == 2 ? "; this process is already filtered (a container?), filters stack" : "");
+        item(out, CHK_OK, "seccomp", detail, NULL);
+        return true;
+}
+
+static bool check_pidfd(FILE *out)
+{
+        int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+        if (fd < 0) {
+                char d[128];
+                snprintf(d, sizeof d, "pidfd_open failed: %s", strerror(errno));
+                item(out, CHK_FAIL, "pidfd", d, "use a kernel 5.3 or newer");
+                return false;
+        }
+        close(fd);
+        item(out, CHK_OK, "pidfd", "pidfd_open works (the launcher tracks the sandbox by pidfd)",
+             NULL);
+        return true;
+}
+
+static bool check_profile(FILE *out)
+{
+        _cleanup_profile_ acs_profile *p = NULL;
+        acs_error err = { 0 };
+        char detail[1400];
+
+        if (acs_profile_load("default", &p, &err) < 0) {
+                item(out, CHK_FAIL, "default profile", err.msg,
+                     "install acs-launch's profiles (make install) or set ACS_PROFILE_PATH");
+                return false;
+        }
+        if (access(p->interpreter, X_OK) < 0) {
+                snprintf(detail, sizeof detail, "%s: interpreter %s: %s", p->path, p->interpreter,
+                         strerror(errno));
+                item(out, CHK_FAIL, "default profile", detail,
+                     "apt-get install python3, or set [python] interpreter");
+                return false;
+        }
+        snprintf(detail, sizeof detail, "%s (interpreter %s)", p->path, p->interpreter);
+        item(out, CHK_OK, "default profile", detail, NULL);
+        return true;
+}
+
+static void check_cgroup(FILE *out)
+{
+        static const char *const what = "cgroup v2 delegation";
+        static const char *const fix_v2 =
+                "run acs-launch in a delegated cgroup: systemd-run --user --scope -p Delegate=yes "
+                "acs-launch ...";
+        struct statfs sfs;
+        char buf[4096], dir[4200], path[4300], detail[4400];
+
+        if (statfs("/sys/fs/cgroup", &sfs) < 0 || (unsigned long)sfs.f_type != CGROUP2_SUPER_MAGIC) {
+                bool hybrid = statfs("/sys/fs/cgroup/unified", &sfs) == 0 &&
+                              (unsigned long)sfs.f_type == CGROUP2_SUPER_MAGIC;
+                item(out, CHK_WARN, what,
+                     hybrid ? "not available: limits use rlimits (this host uses the hybrid "
+                              "cgroup v1/v2 layout; memory and pids belong to v1)"
+                            : "not available: limits use rlimits (/sys/fs/cgroup is not cgroup2)",
+                     "boot with systemd.unified_cgroup_hierarchy=1 (cgroup v2 only), then run "
+                     "acs-launch in a delegated cgroup: systemd-run --user --scope -p Delegate=yes "
+                     "acs-launch ...");
+                return;
+        }
+        const char *cg = NULL;
+        if (read_small("/proc/self/cgroup", buf, sizeof buf) == 0)
+                for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l;
+                     l = strtok_r(NULL, "\n", &save))
+                        if (strncmp(l, "0::", 3) == 0)
+                                cg = l + 3;
+        if (!cg) {
+                item(out, CHK_WARN, what, "not available: limits use rlimits (no cgroup2 entry "
+                                          "in /proc/self/cgroup)", fix_v2);
+                return;
+        }
+        snprintf(dir, sizeof dir, "/sys/fs/cgroup%s", strcmp(cg, "/") == 0 ? "" : cg);
+        snprintf(path, sizeof path, "%s/cgroup.controllers", dir);
+        if (access(dir, W_OK) < 0 || read_small(path, buf, sizeof buf) < 0) {
+                snprintf(detail, sizeof detail,
+                         "not available: limits use rlimits (%s is not writable by uid %u)", dir,
+                         (unsigned)geteuid());
+                item(out, CHK_WARN, what, detail, fix_v2);
+                return;
+        }
+        if (!has_word(buf, "memory") || !has_word(buf, "pids")) {
+                snprintf(detail, sizeof detail,
+                         "not available: limits use rlimits (%s lacks the memory and pids "
+                         "controllers)",
+                         path);
+                item(out, CHK_WARN, what, detail,
+                     "enable them with `echo +memory +pids > PARENT/cgroup.subtree_control` in "
+                     "the parent cgroup, or run acs-launch in a delegated cgroup: systemd-run "
+                     "--user --scope -p Delegate=yes acs-launch ...");
+                return;
+        }
+        snprintf(detail, sizeof detail, "available: %s is writable with memory and pids", dir);
+        item(out, CHK_OK, what, detail, NULL);
+}
+
+static void check_landlock(FILE *out)
+{
+        long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+        char detail[128];
+        if (abi >= 0) {
+                snprintf(detail, sizeof detail, "available, ABI %ld (optional)", abi);
+                item(out, CHK_OK, "Landlock", detail, NULL);
+        } else if (errno == EOPNOTSUPP)
+                item(out, CHK_WARN, "Landlock", "not available: disabled at boot (optional)",
+                     "add landlock to the lsm= kernel parameter, e.g. "
+                     "lsm=landlock,lockdown,yama,integrity,apparmor,bpf");
+        else
+                item(out, CHK_WARN, "Landlock", "not available: not in this kernel (optional)",
+                     "use a kernel 5.13 or newer built with CONFIG_SECURITY_LANDLOCK");
+}
+
+int acs_doctor(FILE *out)
+{
+        struct utsname u;
+        int failed = 0;
+
+        if (uname(&u) < 0)
+                snprintf(u.release, sizeof u.release, "?");
+        fprintf(out, "acs-launch doctor: kernel %s, running as uid %u\n", u.release,
+                (unsigned)geteuid());
+        fflush(out); /* the probes fork */
+        failed += !check_userns(out);
+        fflush(out);
+        failed += !check_overlay(out);
+        fflush(out);
+        failed += !check_seccomp(out);
+        failed += !check_pidfd(out);
+        failed += !check_profile(out);
+        check_cgroup(out);
+        check_landlock(out);
+        if (failed)
+                fprintf(out, "%d essential check%s failed: sandboxes cannot run on this host\n",
+                        failed, failed == 1 ? "" : "s");
+        else
+                fprintf(out, "all essential checks passed\n");
+        fflush(out);
+        return failed ? 1 : 0;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The MCP side of acs-launch that involves no I/O: protocol version
+ * negotiation, the initialize result, the tool list with its schemas,
+ * validation of tools/call arguments, and the conversion of a run report or
+ * a scan result into a CallToolResult (text summary + structuredContent).
+ */
+#pragma once
+
+#include "common.h"
+#include "report.h"
+
+struct json_object;
+
+#define ACS_MCP_LATEST_VERSION "2025-06-18"
+
+typedef enum { ACS_TOOL_PYTHON, ACS_TOOL_COMMAND, ACS_TOOL_INSPECT } acs_mcp_tool;
+
+typedef struct acs_mcp_call {
+        acs_mcp_tool tool;
+        char *code;     /* execute_python/inspect: source; execute_command: the command line */
+        size_t code_len;
+        bool has_timeout;
+        double timeout; /* seconds */
+        char *profile;  /* NULL: the server's default for the tool */
+} acs_mcp_call;
+
+void acs_mcp_call_done(acs_mcp_call *c);
+
+/* The version to answer with: the client's if supported, else our latest. */
+const char *acs_mcp_negotiate_version(const char *requested);
+
+/* Result objects; NULL only on allocation failure. Caller owns (json_object_put). */
+struct json_object *acs_mcp_initialize_result(const char *version, const char *server_version);
+struct json_object *acs_mcp_tools_list_result(void);
+
+/*
+ * Validate tools/call params. On failure returns a negative errno, with
+ * *ret_code (-32602) and a message in ret_msg (size msg_size) for the
+ * JSON-RPC error; an unknown tool is -ENOENT.
+ */
+int acs_mcp_parse_call(struct json_object *params, acs_mcp_call *ret, int *ret_code, char *ret_msg,
+                       size_t msg_size);
+
+/* CallToolResult for a finished run, a scan, or a failure before any report. */
+struct json_object *acs_mcp_run_result(const acs_report *rep);
+struct json_object *acs_mcp_scan_result(const char *profile, const acs_scan_result *scan);
+struct json_object *acs_mcp_error_result(const char *message);
+
+/* The concise text an agent reads: verdict, clipped output, files changed. Caller frees. */
+char *acs_mcp_summary(const acs_report *rep);

@@ -1,0 +1,689 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * `acs-launch mcp`: JSON-RPC 2.0 over stdio, one message per line.
+ *
+ * One poll loop watches stdin, a signalfd (SIGCHLD, SIGTERM, SIGINT, SIGHUP)
+ * and one result pipe per running call. The server never clones a sandbox
+ * itself and has no threads: every tools/call runs in a forked worker
+ * process, leader of its own process group, which calls the engine (which
+ * clones the sandbox) and writes the serialised CallToolResult back on its
+ * pipe before _exit. So a crash anywhere in a run — engine, scan module,
+ * libpython — costs one call, not the server, and cancelling a call is one
+ * kill(-pgid). The sandbox cannot outlive its worker: the engine sets
+ * PR_SET_PDEATHSIG and its pid namespace dies with its init.
+ *
+ * Stdout carries only JSON-RPC lines; the worker's stdout is redirected to
+ * stderr so that nothing in a run can write into the protocol stream.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "jsonrpc.h"
+#include "mcp-tools.h"
+#include "mcp.h"
+#include "mcp-worker.h"
+
+/* Bounds on what a client can make the server hold. */
+#define READ_CHUNK (64u << 10)
+#define MAX_QUEUED 1024u
+#define MAX_QUEUED_BYTES (256u << 20)
+#define MAX_RESULT (64u << 20)
+/* After a cancellation the engine gets this long to stop the sandbox itself before SIGKILL. */
+#define CANCEL_GRACE_MS 500
+
+typedef struct mcp_job {
+        struct mcp_job *next;
+        char *id_json;
+        acs_mcp_call call;
+        pid_t pid;      /* 0 while queued */
+        int out_fd;     /* result pipe, read end */
+        int cancel_fd;  /* engine's cancel pipe, write end: closing it asks the engine to stop */
+        char *buf;
+        size_t len, cap;
+        bool overflow, eof, reaped, cancelled;
+        int wstatus;
+        uint64_t kill_at_ms; /* cancelled: SIGKILL the process group then */
+} mcp_job;
+
+typedef struct mcp_server {
+        const acs_options *opts;
+        unsigned max_running, n_running;
+        mcp_job *running;
+        mcp_job *queue, **queue_tail;
+        size_t n_queued, queued_bytes;
+        const char *version; /* negotiated protocol version */
+        bool initialized, stop;
+        int sfd;
+        sigset_t oldmask;
+        pid_t pid;
+        char *in;
+        size_t in_len, in_cap, in_scanned;
+        bool discarding, in_eof;
+} mcp_server;
+
+static uint64_t now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+        while (len > 0) {
+                ssize_t n = write(fd, p, len);
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        if (errno == EAGAIN) {
+                                /* The client made our stdout non-blocking: wait for room. */
+                                struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+                                poll(&pfd, 1, -1);
+                                continue;
+                        }
+                        return -errno;
+                }
+                p += n;
+                len -= (size_t)n;
+        }
+        return 0;
+}
+
+/* Send one message line; a client that went away ends the server like EOF does. */
+static void send_line(mcp_server *s, char *line)
+{
+        size_t len;
+
+        if (!line) {
+                acs_log(0, "mcp: out of memory building a response");
+                return;
+        }
+        len = strlen(line);
+        line[len] = '\n'; /* replaces the NUL: we own the buffer and write len + 1 bytes */
+        if (write_all(STDOUT_FILENO, line, len + 1) < 0) {
+                acs_log(2, "mcp: stdout closed, shutting down");
+                s->stop = true;
+        }
+        free(line);
+}
+
+static void reply_error(mcp_server *s, const char *id_json, int code, const char *msg)
+{
+        char *line = NULL;
+
+        acs_jrpc_error(id_json, code, msg, NULL, &line);
+        send_line(s, line);
+}
+
+static void reply_result(mcp_server *s, const char *id_json, struct json_object *result)
+{
+        char *line = NULL;
+
+        if (!result) {
+                reply_error(s, id_json, ACS_JRPC_INTERNAL_ERROR, "Internal error: out of memory");
+                return;
+        }
+        acs_jrpc_result(id_json, result, &line);
+        json_object_put(result);
+        send_line(s, line);
+}
+
+static void job_free(mcp_job *j)
+{
+        if (!j)
+                return;
+        if (j->out_fd >= 0)
+                close(j->out_fd);
+        if (j->cancel_fd >= 0)
+                close(j->cancel_fd);
+        free(j->id_json);
+        acs_mcp_call_done(&j->call);
+        free(j->buf);
+        free(j);
+}
+
+/* ---- jobs ------------------------------------------------------------- */
+
+static int job_start(mcp_server *s, mcp_job *j)
+{
+        int res[2], can[2];
+        pid_t pid;
+
+        if (pipe2(res, O_CLOEXEC) < 0)
+                return -errno;
+        if (pipe2(can, O_CLOEXEC) < 0) {
+                int r = -errno;
+                close(res[0]);
+                close(res[1]);
+                return r;
+        }
+        fflush(stderr);
+        pid = fork();
+        if (pid < 0) {
+                int r = -errno;
+                close(res[0]);
+                close(res[1]);
+                close(can[0]);
+                close(can[1]);
+                return r;
+        }
+        if (pid == 0)
+                acs_mcp_worker(s->opts, &j->call, res[1], can[0], &s->oldmask, s->pid);
+
+        /* Also here, so that a cancel right after fork finds the group (the child races us). */
+        (void)setpgid(pid, pid);
+        close(res[1]);
+        close(can[0]);
+        (void)fcntl(res[0], F_SETFL, O_NONBLOCK);
+        j->pid = pid;
+        j->out_fd = res[0];
+        j->cancel_fd = can[1];
+        return 0;
+}
+
+static void job_kill(mcp_job *j)
+{
+        if (j->pid > 0 && !j->reaped) {
+                (void)kill(-j->pid, SIGKILL);
+                (void)kill(j->pid, SIGKILL);
+        }
+}
+
+static void start_queued(mcp_server *s)
+{
+        while (!s->stop && s->queue && s->n_running < s->max_running) {
+                mcp_job *j = s->queue;
+                int r;
+
+                s->queue = j->next;
+                if (!s->queue)
+                        s->queue_tail = &s->queue;
+                s->n_queued--;
+                s->queued_bytes -= j->call.code_len;
+
+                r = job_start(s, j);
+                if (r < 0) {
+                        char msg[160];
+
+                        snprintf(msg, sizeof(msg), "Internal error: cannot start a worker: %s", strerror(-r));
+                        reply_error(s, j->id_json, ACS_JRPC_INTERNAL_ERROR, msg);
+                        job_free(j);
+                        continue;
+                }
+                j->next = s->running;
+                s->running = j;
+                s->n_running++;
+        }
+}
+
+static void job_read(mcp_job *j)
+{
+        for (;;) {
+                char tmp[READ_CHUNK];
+                ssize_t n = read(j->out_fd, tmp, sizeof(tmp));
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && errno == EAGAIN)
+                        return;
+                if (n <= 0) {
+                        j->eof = true;
+                        return;
+                }
+                if (j->overflow || j->len + (size_t)n > MAX_RESULT) {
+                        j->overflow = true;
+                        continue;
+                }
+                if (j->len + (size_t)n > j->cap) {
+                        size_t cap = j->cap ? j->cap : READ_CHUNK;
+                        char *b;
+
+                        while (cap < j->len + (size_t)n)
+                                cap *= 2;
+                        b = realloc(j->buf, cap);
+                        if (!b) {
+                                j->overflow = true;
+                                continue;
+                        }
+                        j->buf = b;
+                        j->cap = cap;
+                }
+                memcpy(j->buf + j->len, tmp, (size_t)n);
+                j->len += (size_t)n;
+        }
+}
+
+/* The worker's payload is one JSON line ending in '\n'. */
+static bool job_complete(const mcp_job *j)
+{
+        return !j->overflow && j->len > 0 && j->buf[j->len - 1] == '\n';
+}
+
+static void job_respond(mcp_server *s, mcp_job *j)
+{
+        char msg[200], *line = NULL;
+
+        if (j->cancelled)
+                return; /* MCP: no response for a cancelled request */
+        if (WIFEXITED(j->wstatus) && WEXITSTATUS(j->wstatus) == 0 && job_complete(j) &&
+            acs_jrpc_result_raw(j->id_json, j->buf, j->len - 1, &line) == 0) {
+                send_line(s, line);
+                return;
+        }
+        if (j->overflow)
+                snprintf(msg, sizeof(msg), "Internal error: the result exceeded %u MiB", MAX_RESULT >> 20);
+        else if (WIFSIGNALED(j->wstatus))
+                snprintf(msg, sizeof(msg), "Internal error: the worker running this call was killed by signal %d",
+                         WTERMSIG(j->wstatus));
+        else
+                snprintf(msg, sizeof(msg), "Internal error: the worker running this call failed (status %d)",
+                         WIFEXITED(j->wstatus) ? WEXITSTATUS(j->wstatus) : -1);
+        reply_error(s, j->id_json, ACS_JRPC_INTERNAL_ERROR, msg);
+}
+
+/* Reap finished workers and answer the calls whose results are in. */
+static void jobs_collect(mcp_server *s)
+{
+        for (mcp_job **pp = &s->running; *pp;) {
+                mcp_job *j = *pp;
+
+                if (!j->reaped) {
+                        pid_t p = waitpid(j->pid, &j->wstatus, WNOHANG);
+
+                        if (p == j->pid || (p < 0 && errno == ECHILD))
+                                j->reaped = true;
+                }
+                /* An exited worker's payload may still sit in the pipe: drain it first. */
+                if (j->reaped && !j->eof)
+                        job_read(j);
+                if (!j->reaped || (!j->eof && !job_complete(j) && !j->overflow)) {
+                        pp = &j->next;
+                        continue;
+                }
+                *pp = j->next;
+                s->n_running--;
+                job_respond(s, j);
+                job_free(j);
+        }
+}
+
+static bool id_matches(const char *a, const char *b)
+{
+        return a && b && strcmp(a, b) == 0;
+}
+
+static void cancel_request(mcp_server *s, const char *id_json)
+{
+        for (mcp_job **pp = &s->queue; *pp; pp = &(*pp)->next) {
+                mcp_job *j = *pp;
+
+                if (!id_matches(j->id_json, id_json))
+                        continue;
+                *pp = j->next;
+                if (s->queue_tail == &j->next)
+                        s->queue_tail = pp;
+                s->n_queued--;
+                s->queued_bytes -= j->call.code_len;
+                job_free(j);
+                return;
+        }
+        for (mcp_job *j = s->running; j; j = j->next) {
+                if (!id_matches(j->id_json, id_json) || j->cancelled)
+                        continue;
+                j->cancelled = true;
+                /* Ask the engine first (it cleans up); SIGKILL the group if it has not ended soon. */
+                if (j->cancel_fd >= 0) {
+                        close(j->cancel_fd);
+                        j->cancel_fd = -1;
+                }
+                j->kill_at_ms = now_ms() + CANCEL_GRACE_MS;
+                return;
+        }
+}
+
+static int poll_timeout(const mcp_server *s)
+{
+        uint64_t now = now_ms(), next = UINT64_MAX;
+
+        for (const mcp_job *j = s->running; j; j = j->next)
+                if (j->cancelled && !j->reaped && j->kill_at_ms < next)
+                        next = j->kill_at_ms;
+        if (next == UINT64_MAX)
+                return -1;
+        return next <= now ? 0 : (int)(next - now);
+}
+
+static void kill_overdue(mcp_server *s)
+{
+        uint64_t now = now_ms();
+
+        for (mcp_job *j = s->running; j; j = j->next)
+                if (j->cancelled && !j->reaped && j->kill_at_ms <= now) {
+                        job_kill(j);
+                        j->kill_at_ms = UINT64_MAX; /* done: no more wake-ups for it */
+                }
+}
+
+/* ---- messages --------------------------------------------------------- */
+
+static void handle_initialize(mcp_server *s, const acs_jrpc_msg *m)
+{
+        struct json_object *v = NULL;
+        const char *requested = NULL;
+
+        if (json_object_is_type(m->params, json_type_object) &&
+            json_object_object_get_ex(m->params, "protocolVersion", &v) && json_object_is_type(v, json_type_string))
+                requested = json_object_get_string(v);
+        if (!requested) {
+                reply_error(s, m->id_json, ACS_JRPC_INVALID_PARAMS,
+                            "Invalid params: initialize needs \"protocolVersion\" (string)");
+                return;
+        }
+        s->version = acs_mcp_negotiate_version(requested);
+        s->initialized = true;
+        acs_log(2, "mcp: initialize: client asked for %s, using %s", requested, s->version);
+        reply_result(s, m->id_json, acs_mcp_initialize_result(s->version, PACKAGE_VERSION));
+}
+
+static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
+{
+        char msg[512];
+        mcp_job *j;
+        int code = 0, r;
+
+        if (s->n_queued >= MAX_QUEUED || s->queued_bytes >= MAX_QUEUED_BYTES) {
+                reply_error(s, m->id_json, ACS_JRPC_SERVER_BUSY,
+                            "Server busy: too many calls queued; retry after some complete");
+                return;
+        }
+        j = calloc(1, sizeof(*j));
+        if (!j) {
+                reply_error(s, m->id_json, ACS_JRPC_INTERNAL_ERROR, "Internal error: out of memory");
+                return;
+        }
+        j->out_fd = j->cancel_fd = -1;
+        r = acs_mcp_parse_call(m->params, &j->call, &code, msg, sizeof(msg));
+        if (r < 0) {
+                reply_error(s, m->id_json, r == -ENOMEM ? ACS_JRPC_INTERNAL_ERROR : code,
+                            r == -ENOMEM ? "Internal error: out of memory" : msg);
+                job_free(j);
+                return;
+        }
+        j->id_json = strdup(m->id_json);
+        if (!j->id_json) {
+                reply_error(s, m->id_json, ACS_JRPC_INTERNAL_ERROR, "Internal error: out of memory");
+                job_free(j);
+                return;
+        }
+        *s->queue_tail = j;
+        s->queue_tail = &j->next;
+        s->n_queued++;
+        s->queued_bytes += j->call.code_len;
+        start_queued(s);
+}
+
+static void handle_request(mcp_server *s, const acs_jrpc_msg *m)
+{
+        char msg[200];
+
+        /*
+         * Requests before initialize are answered: the spec asks clients not
+         * to send them, and answering (as the reference SDK server does) is
+         * the more useful reading for a tool server with no per-session state.
+         */
+        if (strcmp(m->method, "initialize") == 0)
+                handle_initialize(s, m);
+        else if (strcmp(m->method, "ping") == 0)
+                reply_result(s, m->id_json, json_object_new_object());
+        else if (strcmp(m->method, "tools/list") == 0)
+                reply_result(s, m->id_json, acs_mcp_tools_list_result());
+        else if (strcmp(m->method, "tools/call") == 0)
+                handle_call(s, m);
+        else {
+                snprintf(msg, sizeof(msg), "Method not found: %.*s", acs_jrpc_utf8_prefix(m->method, 100),
+                         m->method);
+                reply_error(s, m->id_json, ACS_JRPC_METHOD_NOT_FOUND, msg);
+        }
+}
+
+static void handle_notification(mcp_server *s, const acs_jrpc_msg *m)
+{
+        struct json_object *v;
+
+        if (strcmp(m->method, "notifications/cancelled") == 0) {
+                _cleanup_free_ char *id = NULL;
+
+                if (!json_object_is_type(m->params, json_type_object) ||
+                    !json_object_object_get_ex(m->params, "requestId", &v))
+                        return;
+                id = acs_jrpc_to_line(v);
+                if (id)
+                        cancel_request(s, id);
+        }
+        /* notifications/initialized and anything unknown need no action. */
+}
+
+static void handle_line(mcp_server *s, const char *line, size_t len)
+{
+        acs_jrpc_msg m;
+
+        if (acs_jrpc_blank(line, len))
+                return;
+        if (acs_jrpc_parse(line, len, &m) < 0) {
+                reply_error(s, NULL, ACS_JRPC_INTERNAL_ERROR, "Internal error: out of memory");
+                return;
+        }
+        switch (m.kind) {
+        case ACS_JRPC_INVALID:
+                reply_error(s, m.id_json, m.err_code, m.err_msg);
+                break;
+        case ACS_JRPC_REQUEST:
+                handle_request(s, &m);
+                break;
+        case ACS_JRPC_NOTIFICATION:
+                handle_notification(s, &m);
+                break;
+        case ACS_JRPC_RESPONSE:
+                break; /* we send no requests, so no response is awaited */
+        }
+        acs_jrpc_msg_done(&m);
+}
+
+/* ---- input ------------------------------------------------------------ */
+
+/* Handle every complete line in the buffer; keep the partial rest. */
+static void input_lines(mcp_server *s)
+{
+        size_t start = 0;
+
+        while (!s->stop) {
+                char *nl = memchr(s->in + s->in_scanned, '\n', s->in_len - s->in_scanned);
+
+                if (!nl)
+                        break;
+                if (s->discarding) {
+                        s->discarding = false; /* the oversize line ends here */
+                } else {
+                        handle_line(s, s->in + start, (size_t)(nl - (s->in + start)));
+                }
+                start = (size_t)(nl - s->in) + 1;
+                s->in_scanned = start;
+        }
+        memmove(s->in, s->in + start, s->in_len - start);
+        s->in_len -= start;
+        s->in_scanned = s->in_len;
+
+        /* A line longer than the bound is answered once, then skipped up to its newline. */
+        if (s->in_len > ACS_JRPC_MAX_LINE || (s->discarding && s->in_len > 0)) {
+                if (!s->discarding)
+                        reply_error(s, NULL, ACS_JRPC_INVALID_REQUEST,
+                                    "Invalid Request: message exceeds 16 MiB; skipped");
+                s->discarding = true;
+                s->in_len = s->in_scanned = 0;
+        }
+}
+
+static void input_read(mcp_server *s)
+{
+        ssize_t n;
+
+        if (s->in_cap - s->in_len < READ_CHUNK) {
+                size_t cap = s->in_cap ? s->in_cap * 2 : 4 * READ_CHUNK;
+                char *b;
+
+                if (cap > ACS_JRPC_MAX_LINE + 2 * READ_CHUNK)
+                        cap = ACS_JRPC_MAX_LINE + 2 * READ_CHUNK;
+                b = realloc(s->in, cap);
+                if (!b) {
+                        acs_log(0, "mcp: out of memory reading input");
+                        s->stop = true;
+                        return;
+                }
+                s->in = b;
+                s->in_cap = cap;
+        }
+        /* One read per POLLIN never blocks, and leaves stdin's file flags alone. */
+        n = read(STDIN_FILENO, s->in + s->in_len, s->in_cap - s->in_len);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+                return;
+        if (n <= 0) {
+                /* A last message without a newline still counts. */
+                if (s->in_len > 0 && !s->discarding)
+                        handle_line(s, s->in, s->in_len);
+                s->in_len = 0;
+                s->in_eof = true;
+                return;
+        }
+        s->in_len += (size_t)n;
+        input_lines(s);
+}
+
+/* ---- loop ------------------------------------------------------------- */
+
+static void handle_signals(mcp_server *s)
+{
+        struct signalfd_siginfo si;
+
+        while (read(s->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+                if (si.ssi_signo == SIGCHLD)
+                        continue; /* reaped in jobs_collect */
+                acs_log(2, "mcp: signal %u, shutting down", si.ssi_signo);
+                s->stop = true;
+        }
+}
+
+static void serve(mcp_server *s)
+{
+        while (!s->stop && !s->in_eof) {
+                size_t n = 0, max = 2 + s->n_running;
+                struct pollfd pfd[max];
+                mcp_job *owner[max];
+
+                pfd[n++] = (struct pollfd){ .fd = s->sfd, .events = POLLIN };
+                pfd[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+                for (mcp_job *j = s->running; j; j = j->next)
+                        if (!j->eof) {
+                                owner[n] = j;
+                                pfd[n++] = (struct pollfd){ .fd = j->out_fd, .events = POLLIN };
+                        }
+                if (poll(pfd, n, poll_timeout(s)) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        acs_log(0, "mcp: poll: %m");
+                        break;
+                }
+                if (pfd[0].revents)
+                        handle_signals(s);
+                for (size_t i = 2; i < n; i++)
+                        if (pfd[i].revents)
+                                job_read(owner[i]);
+                kill_overdue(s);
+                jobs_collect(s);
+                /* Results first, then new input: a reply never waits behind a flood of requests. */
+                if (!s->stop && pfd[1].revents)
+                        input_read(s);
+                start_queued(s);
+        }
+}
+
+/* EOF, a signal or a dead client: no call outlives the server. */
+static void shutdown_jobs(mcp_server *s)
+{
+        while (s->queue) {
+                mcp_job *j = s->queue;
+
+                s->queue = j->next;
+                job_free(j);
+        }
+        for (mcp_job *j = s->running; j; j = j->next)
+                job_kill(j);
+        while (s->running) {
+                mcp_job *j = s->running;
+
+                if (!j->reaped)
+                        while (waitpid(j->pid, &j->wstatus, 0) < 0 && errno == EINTR)
+                                ;
+                s->running = j->next;
+                job_free(j);
+        }
+}
+
+static unsigned default_concurrency(const acs_options *o)
+{
+        long n = o->max_concurrency ? (long)o->max_concurrency : sysconf(_SC_NPROCESSORS_ONLN);
+
+        return n < 1 ? 1 : n > 1024 ? 1024 : (unsigned)n;
+}
+
+int acs_mcp_main(const acs_options *o)
+{
+        mcp_server s = {
+                .opts = o,
+                .max_running = default_concurrency(o),
+                .version = ACS_MCP_LATEST_VERSION,
+                .sfd = -1,
+                .pid = getpid(),
+        };
+        struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
+        sigset_t mask;
+
+        s.queue_tail = &s.queue;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGCHLD);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        if (sigprocmask(SIG_BLOCK, &mask, &s.oldmask) < 0) {
+                acs_log(0, "mcp: sigprocmask: %m");
+                return 125;
+        }
+        s.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (s.sfd < 0) {
+                acs_log(0, "mcp: signalfd: %m");
+                sigprocmask(SIG_SETMASK, &s.oldmask, NULL);
+                return 125;
+        }
+        /* A client that closes our stdout must surface as EPIPE, not kill us mid-cleanup. */
+        sigaction(SIGPIPE, &ign, &old_pipe);
+
+        acs_log(2, "mcp: serving on stdio, at most %u concurrent calls", s.max_running);
+        serve(&s);
+        shutdown_jobs(&s);
+
+        free(s.in);
+        close(s.sfd);
+        sigaction(SIGPIPE, &old_pipe, NULL);
+        sigprocmask(SIG_SETMASK, &s.oldmask, NULL);
+        return 0;
+}

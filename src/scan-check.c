@@ -1,0 +1,669 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The rules, applied node by node during one walk of the tree. Each check
+ * says why it exists in terms of the bypass it closes.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "scan-walk-int.h"
+
+#define PNAME(w) ((w)->p->name ? (w)->p->name : "?")
+
+static void walk_node(walk *w, PyObject *node);
+
+static void walk_any(walk *w, PyObject *o)
+{
+        if (PyList_Check(o)) {
+                for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o) && !w->err; i++)
+                        walk_any(w, PyList_GET_ITEM(o, i));
+        } else if (is_ast(o)) {
+                walk_node(w, o);
+        }
+}
+
+/* Walk every field of node except `skip` (an S_ index, or -1). */
+static void walk_fields(walk *w, PyObject *node, int skip)
+{
+        PyObject *fields = get((PyObject *)Py_TYPE(node), S__fields);
+        for (Py_ssize_t i = 0; fields && PyTuple_Check(fields) && i < PyTuple_GET_SIZE(fields); i++) {
+                PyObject *f = PyTuple_GET_ITEM(fields, i);
+                if (skip >= 0 && f == C.s[skip])
+                        continue;
+                PyObject *v = PyObject_GetAttr(node, f);
+                if (!v) {
+                        PyErr_Clear();
+                        continue;
+                }
+                walk_any(w, v);
+                Py_DECREF(v);
+        }
+        Py_XDECREF(fields);
+}
+
+static void walk_field(walk *w, PyObject *node, int s)
+{
+        PyObject *v = get(node, s);
+        if (v)
+                walk_any(w, v);
+        Py_XDECREF(v);
+}
+
+static int push_scope(walk *w, int kind, PyObject *node)
+{
+        if (w->n_scopes == w->cap_scopes) {
+                size_t n = w->cap_scopes ? w->cap_scopes * 2 : 8;
+                scope *s = realloc(w->scopes, n * sizeof *s);
+                if (!s)
+                        return w->err = -ENOMEM;
+                w->scopes = s;
+                w->cap_scopes = n;
+        }
+        w->scopes[w->n_scopes++] = (scope){.kind = kind, .node = node, .bound = NULL};
+        return 0;
+}
+
+static void pop_scope(walk *w)
+{
+        Py_CLEAR(w->scopes[w->n_scopes - 1].bound);
+        w->n_scopes--;
+}
+
+/* `__builtins__` itself: the builtins namespace as a dict or module. */
+static bool is_builtins_name(PyObject *node)
+{
+        const char *id = name_id(node);
+        return id && strcmp(id, "__builtins__") == 0;
+}
+
+static bool denied_builtin(walk *w, const char *name)
+{
+        for (char *const *v = w->p->deny_builtins; v && *v; v++)
+                if (strcmp(*v, name) == 0)
+                        return true;
+        return false;
+}
+
+/* ---- imports: every form, at any depth (the walk reaches them all) ---- */
+
+static void alias_set(walk *w, const char *name, const char *module)
+{
+        PyObject *v = PyUnicode_FromString(module);
+        if (!v || PyDict_SetItemString(w->aliases, name, v) < 0)
+                w->err = -ENOMEM;
+        Py_XDECREF(v);
+}
+
+static void check_module_name(walk *w, PyObject *node, const char *dotted)
+{
+        if (!acs_rules_import_allowed(w->p, dotted))
+                report_at(w, node, R_IMPORT, dotted);
+}
+
+static void check_import(walk *w, PyObject *node)
+{
+        PyObject *names = get(node, S_names);
+        for (Py_ssize_t i = 0; names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++) {
+                PyObject *a = PyList_GET_ITEM(names, i);
+                const char *n = get_str(a, S_name), *as = get_str(a, S_asname);
+                if (!n)
+                        continue;
+                check_module_name(w, node, n);
+                if (as) {
+                        alias_set(w, as, n);
+                } else {
+                        char first[256];
+                        snprintf(first, sizeof first, "%.*s", (int)strcspn(n, "."), n);
+                        alias_set(w, first, first);
+                }
+        }
+        Py_XDECREF(names);
+}
+
+/* A name taken out of a module: the same rules as module.name. */
+static void check_from_name(walk *w, PyObject *node, const char *mod, const char *n)
+{
+        const char *rule = acs_rules_classify_attr(w->p, n);
+        if (rule)
+                report_at(w, node, rule, n);
+        else if (acs_rules_is_private(n)) {
+                int line, col;
+                node_pos(node, &line, &col);
+                report(w, line, col, R_PRIVATE, n, "'%s' is a private name of module '%s'; %s", n,
+                       mod, acs_rules_hint(R_PRIVATE, n));
+        } else if (acs_rules_dangerous_module(n, false) && !acs_rules_import_allowed(w->p, n)) {
+                int line, col;
+                node_pos(node, &line, &col);
+                report(w, line, col, R_IMPORT, n,
+                       "'from %s import %s' reaches module '%s', which profile %s does not allow (allowed: %s)",
+                       mod, n, n, PNAME(w), w->allowed);
+        }
+        if (strcmp(mod, "builtins") == 0 && denied_builtin(w, n))
+                report_at(w, node, R_BUILTIN, n);
+}
+
+static void check_import_from(walk *w, PyObject *node)
+{
+        const char *mod = get_str(node, S_module);
+        int level = get_int(node, S_level);
+        if (level > 0) {
+                char name[300];
+                snprintf(name, sizeof name, "%.*s%s", level > 8 ? 8 : level, "........",
+                         mod ? mod : "");
+                int line, col;
+                node_pos(node, &line, &col);
+                report(w, line, col, R_IMPORT, name,
+                       "relative import '%s' is not allowed: the program runs as __main__, not in a package (allowed: %s)",
+                       name, w->allowed);
+                return;
+        }
+        if (!mod || strcmp(mod, "__future__") == 0)
+                return;
+        check_module_name(w, node, mod);
+        PyObject *names = get(node, S_names);
+        for (Py_ssize_t i = 0; names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++) {
+                PyObject *a = PyList_GET_ITEM(names, i);
+                const char *n = get_str(a, S_name), *as = get_str(a, S_asname);
+                if (!n || strcmp(n, "*") == 0)
+                        continue;
+                check_from_name(w, node, mod, n);
+                char full[512];
+                snprintf(full, sizeof full, "%s.%s", mod, n);
+                alias_set(w, as ? as : n, full);
+        }
+        Py_XDECREF(names);
+}
+
+/* ---- attribute names, however they are spelled ---- */
+
+/* An attribute name reached on recv (NULL: unknown receiver). */
+static void check_attr_name(walk *w, PyObject *node, PyObject *recv, const char *attr)
+{
+        const char *rule = acs_rules_classify_attr(w->p, attr);
+        if (rule)
+                report_at(w, node, rule, attr);
+        if (acs_rules_dangerous_module(attr, true) && !acs_rules_import_allowed(w->p, attr)) {
+                int line, col;
+                node_pos(node, &line, &col);
+                report(w, line, col, R_IMPORT, attr,
+                       "attribute '%s' reaches module '%s', which profile %s does not allow (allowed: %s)",
+                       attr, attr, PNAME(w), w->allowed);
+        }
+        if (!recv)
+                return;
+        if (is_builtins_name(recv) && denied_builtin(w, attr))
+                report_at(w, node, R_BUILTIN, attr);
+        const char *rid = name_id(recv);
+        if (rid && (acs_rules_is_private(attr) || acs_rules_dangerous_module(attr, false) ||
+                    denied_builtin(w, attr))) {
+                add_cand(w, CAND_MODULE_ATTR, rid, attr, node);
+                add_cand(w, CAND_BUILTINS_ATTR, rid, attr, node);
+        }
+}
+
+static void check_attribute(walk *w, PyObject *node)
+{
+        const char *attr = get_str(node, S_attr);
+        PyObject *value = get(node, S_value);
+        if (attr && value)
+                check_attr_name(w, node, value, attr);
+        Py_XDECREF(value);
+}
+
+/* getattr(o, EXPR) and friends: fold EXPR, or judge its known ends. */
+static void check_attr_expr(walk *w, PyObject *node, PyObject *recv, PyObject *expr, const char *fn,
+                            bool computed_ok)
+{
+        PyObject *s = expr ? fold(expr) : NULL;
+        if (s) {
+                const char *c = PyUnicode_AsUTF8(s);
+                for (const char *part = c; part;) {
+                        /* attrgetter("a.b.c") walks each part */
+                        char one[256];
+                        const char *dot = strcmp(fn, "attrgetter") == 0 ? strchr(part, '.') : NULL;
+                        snprintf(one, sizeof one, "%.*s", dot ? (int)(dot - part) : (int)strlen(part), part);
+                        check_attr_name(w, node, dot ? NULL : recv, one);
+                        part = dot ? dot + 1 : NULL;
+                }
+                Py_DECREF(s);
+                PyErr_Clear();
+                return;
+        }
+        if (computed_ok)
+                return;
+        PyObject *pre = expr ? fold_edge(expr, true, 32) : NULL;
+        PyObject *suf = expr ? fold_edge(expr, false, 32) : NULL;
+        const char *ps = pre ? PyUnicode_AsUTF8(pre) : NULL, *ss = suf ? PyUnicode_AsUTF8(suf) : NULL;
+        bool safe = (ps && !acs_rules_prefix_sensitive(w->p, ps)) ||
+                    (ss && !acs_rules_suffix_sensitive(w->p, ss) && !name_id(recv));
+        Py_XDECREF(pre);
+        Py_XDECREF(suf);
+        PyErr_Clear();
+        if (!safe) {
+                int line, col;
+                node_pos(node, &line, &col);
+                report(w, line, col, R_REFLECT, fn,
+                       "%s() with a computed attribute name can reach anything; use plain attribute access or a dict",
+                       fn);
+        }
+}
+
+typedef struct {
+        walk *w;
+        PyObject *node;
+} fmt_ud;
+
+static int format_cb(void *ud, const char *attr)
+{
+        fmt_ud *u = ud;
+        check_attr_name(u->w, u->node, NULL, attr);
+        return 0;
+}
+
+/* "{0.__class__}".format(x): field paths are attribute lookups done in C. */
+static void check_format_string(walk *w, PyObject *node, PyObject *str)
+{
+        const char *s = PyUnicode_AsUTF8(str);
+        if (!s) {
+                PyErr_Clear();
+                return;
+        }
+        if (!strchr(s, '{') || !strchr(s, '.'))
+                return;
+        fmt_ud u = {w, node};
+        acs_rules_format_attrs(s, format_cb, &u);
+}
+
+static void check_constant(walk *w, PyObject *node)
+{
+        PyObject *v = get(node, S_value);
+        if (v && PyUnicode_Check(v)) {
+                if (!PyUnicode_IS_ASCII(v)) {
+                        Py_INCREF(v);
+                        PyObject *f = fold(node);
+                        if (f)
+                                check_format_string(w, node, f);
+                        Py_XDECREF(f);
+                        Py_DECREF(v);
+                } else {
+                        check_format_string(w, node, v);
+                }
+        }
+        Py_XDECREF(v);
+}
+
+static void check_subscript(walk *w, PyObject *node)
+{
+        PyObject *value = get(node, S_value), *slice = get(node, S_slice);
+        if (value && slice && is_builtins_name(value)) {
+                PyObject *s = fold(slice);
+                const char *c = s ? PyUnicode_AsUTF8(s) : NULL;
+                if (c && denied_builtin(w, c))
+                        report_at(w, node, R_BUILTIN, c);
+                Py_XDECREF(s);
+                PyErr_Clear();
+        }
+        Py_XDECREF(value);
+        Py_XDECREF(slice);
+}
+
+static void check_name(walk *w, PyObject *node)
+{
+        PyObject *ctx = get(node, S_ctx);
+        bool load = is(ctx, T_Load);
+        Py_XDECREF(ctx);
+        const char *id = get_str(node, S_id);
+        if (!load || !id)
+                return;
+        if (denied_builtin(w, id)) {
+                if (!shadowed(w, id, false))
+                        report_at(w, node, R_BUILTIN, id);
+                return;
+        }
+        if (strcmp(id, "__builtins__") == 0) {
+                report_at(w, node, R_REFLECT, id);
+        } else if (acs_rules_is_dunder(id)) {
+                if (!acs_rules_dunder_name_ok(id) && !shadowed(w, id, true))
+                        report_at(w, node, R_REFLECT, id);
+        } else if (acs_rules_namespace_builtin(id)) {
+                if (!shadowed(w, id, false))
+                        report_at(w, node, R_REFLECT, id);
+        } else if (node != w->call_func &&
+                   (strcmp(id, "getattr") == 0 || strcmp(id, "setattr") == 0 ||
+                    strcmp(id, "delattr") == 0 || strcmp(id, "hasattr") == 0)) {
+                /* g = getattr; g(x, "__class__") would hide the name */
+                if (!shadowed(w, id, false)) {
+                        int line, col;
+                        node_pos(node, &line, &col);
+                        report(w, line, col, R_REFLECT, id,
+                               "%s used as a value hides which attribute it reaches; call it directly with a constant name",
+                               id);
+                }
+        }
+}
+
+static void check_call(walk *w, PyObject *node)
+{
+        PyObject *func = get(node, S_func), *args = get(node, S_args);
+        Py_ssize_t n = args && PyList_Check(args) ? PyList_GET_SIZE(args) : 0;
+        bool starred = false;
+        for (Py_ssize_t i = 0; i < n; i++)
+                starred |= is(PyList_GET_ITEM(args, i), T_Starred);
+        PyObject *a0 = n > 0 ? PyList_GET_ITEM(args, 0) : NULL;
+        PyObject *a1 = n > 1 ? PyList_GET_ITEM(args, 1) : NULL;
+        const char *fn = name_id(func);
+        const char *meth = is(func, T_Attribute) ? get_str(func, S_attr) : NULL;
+
+        if (fn && (strcmp(fn, "getattr") == 0 || strcmp(fn, "setattr") == 0 ||
+                   strcmp(fn, "delattr") == 0 || strcmp(fn, "hasattr") == 0) &&
+            !shadowed(w, fn, false)) {
+                check_attr_expr(w, node, starred ? NULL : a0, starred ? NULL : a1, fn, false);
+                if (a0 && a1 && is_builtins_name(a0)) {
+                        PyObject *s = fold(a1);
+                        const char *c = s ? PyUnicode_AsUTF8(s) : NULL;
+                        if (c && denied_builtin(w, c))
+                                report_at(w, node, R_BUILTIN, c);
+                        Py_XDECREF(s);
+                        PyErr_Clear();
+                }
+        } else if (fn && strcmp(fn, "type") == 0 && (n >= 3 || starred) && !shadowed(w, fn, false)) {
+                int line, col;
+                node_pos(node, &line, &col);
+                report(w, line, col, R_TYPE, "type",
+                       "type() with three arguments creates a class at run time; %s",
+                       acs_rules_hint(R_TYPE, "type"));
+        } else if (fn && strcmp(fn, "__import__") == 0) {
+                PyObject *s = a0 ? fold(a0) : NULL;
+                const char *c = s ? PyUnicode_AsUTF8(s) : NULL;
+                check_module_name(w, node, c ? c : "<computed>");
+                Py_XDECREF(s);
+                PyErr_Clear();
+        } else if (fn) {
+                add_cand(w, CAND_TYPE_CALL, fn, n >= 3 ? "3" : "", node);
+        }
+        const char *getfn = fn ? fn : meth;
+        if (getfn && (strcmp(getfn, "attrgetter") == 0 || strcmp(getfn, "methodcaller") == 0)) {
+                for (Py_ssize_t i = 0; i < (strcmp(getfn, "attrgetter") == 0 ? n : (n > 0)); i++)
+                        check_attr_expr(w, node, NULL, PyList_GET_ITEM(args, i), getfn, false);
+        }
+        if (meth && (strcmp(meth, "__setattr__") == 0 || strcmp(meth, "__delattr__") == 0 ||
+                     strcmp(meth, "__getattr__") == 0)) {
+                /* object.__setattr__(o, "__class__", X): judge constant names only */
+                for (Py_ssize_t i = 0; i < n && i < 2; i++)
+                        check_attr_expr(w, node, NULL, PyList_GET_ITEM(args, i), meth, true);
+        } else if (meth && (strcmp(meth, "format") == 0 || strcmp(meth, "format_map") == 0)) {
+                PyObject *recv = get(func, S_value);
+                const char *rid = name_id(recv);
+                PyObject *tmpl = rid && strcmp(rid, "str") == 0 ? (a0 ? fold(a0) : NULL)
+                                                                 : (recv ? fold(recv) : NULL);
+                if (tmpl)
+                        check_format_string(w, node, tmpl);
+                Py_XDECREF(tmpl);
+                Py_XDECREF(recv);
+        } else if (meth && strcmp(meth, "import_module") == 0) {
+                PyObject *s = a0 ? fold(a0) : NULL;
+                const char *c = s ? PyUnicode_AsUTF8(s) : NULL;
+                check_module_name(w, node, c ? c : "<computed>");
+                Py_XDECREF(s);
+        }
+        PyErr_Clear();
+        Py_XDECREF(func);
+        Py_XDECREF(args);
+}
+
+/* case C(__class__=x): class patterns look attributes up by name. */
+static void check_match_class(walk *w, PyObject *node)
+{
+        PyObject *k = get(node, S_kwd_attrs);
+        for (Py_ssize_t i = 0; k && PyList_Check(k) && i < PyList_GET_SIZE(k); i++) {
+                const char *a = PyUnicode_AsUTF8(PyList_GET_ITEM(k, i));
+                if (a)
+                        check_attr_name(w, node, NULL, a);
+        }
+        PyErr_Clear();
+        Py_XDECREF(k);
+}
+
+/* x = module (or x = type): remembered to resolve aliases after the walk. */
+static void note_copy(walk *w, PyObject *node)
+{
+        PyObject *t = get(node, S_targets), *v = get(node, S_value);
+        if (t && PyList_Check(t) && PyList_GET_SIZE(t) == 1 && is(PyList_GET_ITEM(t, 0), T_Name) &&
+            is(v, T_Name)) {
+                PyObject *dst = get(PyList_GET_ITEM(t, 0), S_id), *src = get(v, S_id);
+                PyObject *pair = dst && src ? PyTuple_Pack(2, dst, src) : NULL;
+                if (!pair || PyList_Append(w->copies, pair) < 0)
+                        w->err = -ENOMEM;
+                Py_XDECREF(pair);
+                Py_XDECREF(dst);
+                Py_XDECREF(src);
+        }
+        Py_XDECREF(t);
+        Py_XDECREF(v);
+}
+
+static void walk_scoped(walk *w, PyObject *node, int kind, int body)
+{
+        walk_fields(w, node, body); /* decorators, defaults, bases: the enclosing scope */
+        if (push_scope(w, kind, node) < 0)
+                return;
+        if (body >= 0)
+                walk_field(w, node, body);
+        pop_scope(w);
+}
+
+static void walk_node(walk *w, PyObject *node)
+{
+        if (w->err)
+                return;
+        if (++w->depth > MAX_DEPTH) {
+                int line, col;
+                node_pos(node, &line, &col);
+                report(w, line, col, R_SYNTAX, "nesting", "the code is nested too deeply to check");
+                w->depth--;
+                return;
+        }
+        PyTypeObject *t = Py_TYPE(node);
+        if (t == (PyTypeObject *)C.t[T_Name]) {
+                check_name(w, node);
+        } else if (t == (PyTypeObject *)C.t[T_Attribute]) {
+                check_attribute(w, node);
+                walk_field(w, node, S_value);
+        } else if (t == (PyTypeObject *)C.t[T_Constant]) {
+                check_constant(w, node);
+        } else if (t == (PyTypeObject *)C.t[T_Call]) {
+                check_call(w, node);
+                PyObject *saved = w->call_func, *f = get(node, S_func);
+                w->call_func = f;
+                walk_fields(w, node, -1);
+                w->call_func = saved;
+                Py_XDECREF(f);
+        } else if (t == (PyTypeObject *)C.t[T_Import]) {
+                check_import(w, node);
+        } else if (t == (PyTypeObject *)C.t[T_ImportFrom]) {
+                check_import_from(w, node);
+        } else if (t == (PyTypeObject *)C.t[T_Subscript]) {
+                check_subscript(w, node);
+                walk_fields(w, node, -1);
+        } else if (t == (PyTypeObject *)C.t[T_FunctionDef] ||
+                   t == (PyTypeObject *)C.t[T_AsyncFunctionDef]) {
+                walk_scoped(w, node, SC_FUNCTION, S_body);
+        } else if (t == (PyTypeObject *)C.t[T_Lambda]) {
+                walk_scoped(w, node, SC_FUNCTION, S_body);
+        } else if (t == (PyTypeObject *)C.t[T_ClassDef]) {
+                walk_scoped(w, node, SC_CLASS, S_body);
+        } else if (t == (PyTypeObject *)C.t[T_ListComp] || t == (PyTypeObject *)C.t[T_SetComp] ||
+                   t == (PyTypeObject *)C.t[T_DictComp] || t == (PyTypeObject *)C.t[T_GeneratorExp]) {
+                if (push_scope(w, SC_COMP, node) == 0) {
+                        walk_fields(w, node, -1);
+                        pop_scope(w);
+                }
+        } else if (t == (PyTypeObject *)C.t[T_MatchClass]) {
+                check_match_class(w, node);
+                walk_fields(w, node, -1);
+        } else if (t == (PyTypeObject *)C.t[T_Assign]) {
+                note_copy(w, node);
+                walk_fields(w, node, -1);
+        } else if (t == (PyTypeObject *)C.t[T_Module]) {
+                PyObject *body = get(node, S_body);
+                for (Py_ssize_t i = 0; body && PyList_Check(body) && i < PyList_GET_SIZE(body); i++) {
+                        w->top_index = i;
+                        walk_any(w, PyList_GET_ITEM(body, i));
+                }
+                Py_XDECREF(body);
+        } else if (t != (PyTypeObject *)C.t[T_Load] && t != (PyTypeObject *)C.t[T_Store]) {
+                walk_fields(w, node, -1);
+        }
+        w->depth--;
+}
+
+/* ---- after the walk: aliases are known ---- */
+
+static PyObject *resolve_copy(walk *w, PyObject *name)
+{
+        /* follow dst <- src chains a few steps: m = random; r = m */
+        for (int step = 0; step < 8; step++) {
+                PyObject *next = NULL;
+                for (Py_ssize_t i = 0; i < PyList_GET_SIZE(w->copies); i++) {
+                        PyObject *pair = PyList_GET_ITEM(w->copies, i);
+                        if (PyUnicode_Compare(PyTuple_GET_ITEM(pair, 0), name) == 0) {
+                                next = PyTuple_GET_ITEM(pair, 1);
+                                break;
+                        }
+                }
+                if (!next || PyDict_GetItem(w->aliases, name))
+                        break;
+                name = next;
+        }
+        return name;
+}
+
+static void resolve_cands(walk *w)
+{
+        for (size_t i = 0; i < w->n_cands && !w->err; i++) {
+                cand *c = &w->cands[i];
+                PyObject *name = PyUnicode_FromString(c->recv);
+                if (!name) {
+                        w->err = -ENOMEM;
+                        break;
+                }
+                PyObject *res = resolve_copy(w, name);
+                PyObject *mod = PyDict_GetItem(w->aliases, res);
+                const char *m = mod ? PyUnicode_AsUTF8(mod) : NULL;
+                const char *r = PyUnicode_AsUTF8(res);
+                if (c->kind == CAND_MODULE_ATTR && m) {
+                        if (acs_rules_is_private(c->attr))
+                                report(w, c->line, c->col, R_PRIVATE, c->attr,
+                                       "'%s' is a private attribute of module '%s'; %s", c->attr, m,
+                                       acs_rules_hint(R_PRIVATE, c->attr));
+                        else if (acs_rules_dangerous_module(c->attr, false) &&
+                                 !acs_rules_import_allowed(w->p, c->attr))
+                                report(w, c->line, c->col, R_IMPORT, c->attr,
+                                       "'%s.%s' reaches module '%s', which profile %s does not allow (allowed: %s)",
+                                       c->recv, c->attr, c->attr, PNAME(w), w->allowed);
+                } else if (c->kind == CAND_BUILTINS_ATTR && m && strcmp(m, "builtins") == 0 &&
+                           denied_builtin(w, c->attr)) {
+                        report(w, c->line, c->col, R_BUILTIN, c->attr,
+                               "builtin '%s' is denied by profile %s; %s", c->attr, PNAME(w),
+                               acs_rules_hint(R_BUILTIN, c->attr));
+                } else if (c->kind == CAND_TYPE_CALL && c->attr[0] == '3' && res != name && r &&
+                           strcmp(r, "type") == 0) {
+                        report(w, c->line, c->col, R_TYPE, "type",
+                               "type() (called as '%s') with three arguments creates a class at run time; %s",
+                               c->recv, acs_rules_hint(R_TYPE, "type"));
+                }
+                Py_DECREF(name);
+                PyErr_Clear();
+        }
+}
+
+static void walk_done(walk *w)
+{
+        while (w->n_scopes)
+                pop_scope(w);
+        free(w->scopes);
+        for (size_t i = 0; i < w->n_cands; i++) {
+                free(w->cands[i].recv);
+                free(w->cands[i].attr);
+        }
+        free(w->cands);
+        free(w->allowed);
+        Py_XDECREF(w->module_bind);
+        Py_XDECREF(w->no_shadow);
+        Py_XDECREF(w->aliases);
+        Py_XDECREF(w->copies);
+        Py_XDECREF(w->tree);
+}
+
+static int cmp_finding(const void *a, const void *b)
+{
+        const acs_finding *x = a, *y = b;
+        if (x->line != y->line)
+                return x->line < y->line ? -1 : 1;
+        if (x->col != y->col)
+                return x->col < y->col ? -1 : 1;
+        return strcmp(x->rule, y->rule);
+}
+
+/* A SyntaxError (or a ValueError for NUL bytes) becomes one finding. */
+static int syntax_finding(const char *src, size_t len, acs_scan_result *ret)
+{
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyErr_NormalizeException(&type, &value, &tb);
+        int line = 1, col = 0;
+        char msg[512] = "invalid source";
+        if (value && PyErr_GivenExceptionMatches(type, PyExc_SyntaxError)) {
+                line = get_int(value, S_lineno);
+                col = get_int(value, S_offset) - 1;
+                const char *m = get_str(value, S_msg);
+                if (m)
+                        snprintf(msg, sizeof msg, "%s", m);
+        } else if (value) {
+                PyObject *s = PyObject_Str(value);
+                const char *m = s ? PyUnicode_AsUTF8(s) : NULL;
+                if (m)
+                        snprintf(msg, sizeof msg, "%s", m);
+                Py_XDECREF(s);
+                const char *nul = memchr(src, '\0', len);
+                for (const char *c = src; nul && c < nul; c++)
+                        line += *c == '\n';
+        }
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        PyErr_Clear();
+        return acs_scan_add_finding(ret, R_SYNTAX, "syntax", line < 1 ? 1 : line, col < 0 ? 0 : col,
+                                    msg);
+}
+
+int acs_scan_walk(const acs_profile *p, const char *src, size_t len, const char *filename,
+                  bool ignore_cookie, acs_scan_result *ret, acs_error *err)
+{
+        int r = acs_scan_cache_init(err);
+        if (r < 0)
+                return r;
+        PyCompilerFlags cf = {.cf_flags = PyCF_ONLY_AST | (ignore_cookie ? PyCF_IGNORE_COOKIE : 0),
+                              .cf_feature_version = PY_MINOR_VERSION};
+        PyObject *tree = Py_CompileStringExFlags(src, filename, Py_file_input, &cf, -1);
+        if (!tree)
+                return syntax_finding(src, len, ret);
+        walk w = {.p = p, .r = ret, .tree = tree};
+        w.aliases = PyDict_New();
+        w.copies = PyList_New(0);
+        w.allowed = acs_rules_list(p->allow_imports, 12);
+        if (!w.aliases || !w.copies || !w.allowed) {
+                walk_done(&w);
+                return acs_scan_error(err, -ENOMEM, "out of memory");
+        }
+        if (push_scope(&w, SC_MODULE, tree) == 0)
+                walk_node(&w, tree);
+        resolve_cands(&w);
+        r = w.err;
+        walk_done(&w);
+        PyErr_Clear();
+        if (r < 0)
+                return acs_scan_error(err, r, "out of memory while scanning");
+        qsort(ret->findings, ret->n_findings, sizeof *ret->findings, cmp_finding);
+        return 0;
+}

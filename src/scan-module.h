@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The function table exported by acs-scan.so (the only code that links
+ * libpython). Shared by src/scan.c (the launcher side) and src/scan-py.c.
+ * Bump ACS_SCAN_ABI when any signature or struct the table uses changes:
+ * a stale module from another build is refused instead of misread.
+ */
+#pragma once
+
+#include "profile.h"
+#include "report.h"
+
+#define ACS_SCAN_ABI 1
+#define ACS_SCAN_MODULE_NAME "acs-scan.so"
+#define ACS_SCAN_SYMBOL "acs_scan_module_v1"
+
+typedef struct acs_scan_module {
+        unsigned abi;
+        size_t profile_size; /* sizeof(acs_profile) as the module saw it */
+        size_t result_size;  /* sizeof(acs_scan_result) */
+        int (*scan)(const acs_profile *p, const char *src, size_t len, const char *filename,
+                    acs_scan_result *ret, acs_error *err);
+        void (*exec)(const acs_profile *p, char *const argv[], const char *src, size_t len,
+                     const char *filename, int report_fd) _noreturn_;
+} acs_scan_module;

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Inside acs-scan.so only: name classification shared by the walker. Pure C,
+ * no Python: which attribute names are reflective, which reach frames,
+ * which modules an attribute chain must never reach, the import allowlist,
+ * and the format-string field parser.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "profile.h"
+
+/* Rule ids (findings' "rule"). */
+#define R_IMPORT "forbidden-import"
+#define R_BUILTIN "denied-builtin"
+#define R_ATTR "denied-attribute"
+#define R_REFLECT "reflective-access"
+#define R_FRAME "frame-walk"
+#define R_TYPE "dynamic-type"
+#define R_PRIVATE "module-internals"
+#define R_SYNTAX "syntax-error"
+#define R_SIZE "source-too-large"
+
+/* deny_attributes, then frame walks, then reflective dunders; NULL if benign. */
+const char *acs_rules_classify_attr(const acs_profile *p, const char *name);
+/* Could a string starting with prefix / ending with suffix be a sensitive attribute? */
+bool acs_rules_prefix_sensitive(const acs_profile *p, const char *prefix);
+bool acs_rules_suffix_sensitive(const acs_profile *p, const char *suffix);
+/* Dunder names a program may read as plain names (__name__, __doc__, ...). */
+bool acs_rules_dunder_name_ok(const char *name);
+/* vars, dir, globals, locals: namespace introspection. */
+bool acs_rules_namespace_builtin(const char *name);
+/*
+ * Modules that give the process, the file system, the network or the
+ * interpreter's internals. strong: also flagged as an attribute of any object.
+ */
+bool acs_rules_dangerous_module(const char *name, bool strong);
+bool acs_rules_is_private(const char *name); /* _x but not __x__ */
+bool acs_rules_is_dunder(const char *name);
+bool acs_rules_import_allowed(const acs_profile *p, const char *dotted);
+/* "math, cmath, json, …" (at most max entries); caller frees. */
+char *acs_rules_list(char *const *v, size_t max);
+/* A hint that says what to do instead, for each rule/name. Never NULL. */
+const char *acs_rules_hint(const char *rule, const char *name);
+
+/*
+ * Call cb for every attribute name reached by a replacement field of a
+ * str.format template ("{0.__class__}" -> "__class__"). Returns what the
+ * last cb returned, stopping at the first non-zero.
+ */
+int acs_rules_format_attrs(const char *s, int (*cb)(void *ud, const char *attr), void *ud);

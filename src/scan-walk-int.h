@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Inside acs-scan.so only: state and helpers shared by scan-walk.c and scan-check.c. */
+#pragma once
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "scan-rules.h"
+#include "scan-walk.h"
+
+#define MAX_DEPTH 3000
+#define MAX_FINDINGS 200
+
+#define TYPES(X)                                                                                   \
+        X(AST) X(Module) X(Import) X(ImportFrom) X(Name) X(Attribute) X(Call) X(Constant)           \
+        X(Subscript) X(BinOp) X(Add) X(Mult) X(JoinedStr) X(FormattedValue) X(FunctionDef)          \
+        X(AsyncFunctionDef) X(Lambda) X(ClassDef) X(ListComp) X(SetComp) X(DictComp)                \
+        X(GeneratorExp) X(Global) X(Nonlocal) X(Store) X(Del) X(Load) X(MatchClass) X(MatchAs)     \
+        X(MatchStar) X(MatchMapping) X(ExceptHandler) X(Assign) X(AnnAssign) X(List) X(Tuple)     \
+        X(Starred) X(arguments) X(arg) X(alias) X(comprehension)
+#define STRS(X)                                                                                    \
+        X(_fields) X(id) X(ctx) X(attr) X(value) X(func) X(args) X(keywords) X(names) X(name)     \
+        X(asname) X(module) X(level) X(lineno) X(col_offset) X(slice) X(left) X(right) X(op)      \
+        X(values) X(kwd_attrs) X(body) X(targets) X(target) X(arg) X(posonlyargs) X(kwonlyargs)   \
+        X(vararg) X(kwarg) X(rest) X(elts) X(generators) X(conversion) X(format_spec) X(msg)      \
+        X(offset) X(join) X(decorator_list)
+
+#define ENUM_T(n) T_##n,
+#define ENUM_S(n) S_##n,
+enum { TYPES(ENUM_T) T__COUNT };
+enum { STRS(ENUM_S) S__COUNT };
+struct acs_scan_cache {
+        bool ready;
+        PyObject *t[T__COUNT];
+        PyObject *s[S__COUNT];
+        PyObject *normalize; /* unicodedata.normalize, loaded on first non-ASCII name */
+};
+extern struct acs_scan_cache acs_scan_C;
+#define C acs_scan_C
+
+enum { SC_MODULE, SC_FUNCTION, SC_CLASS, SC_COMP };
+typedef struct scope {
+        int kind;
+        PyObject *node;  /* borrowed */
+        PyObject *bound; /* set of names bound here; computed when first needed */
+} scope;
+
+/* Checks that need every import first: resolved after the walk. */
+enum { CAND_MODULE_ATTR, CAND_BUILTINS_ATTR, CAND_TYPE_CALL };
+typedef struct cand {
+        int kind;
+        char *recv, *attr;
+        int line, col;
+} cand;
+
+typedef struct walk {
+        const acs_profile *p;
+        acs_scan_result *r;
+        int err;
+        PyObject *tree;
+        scope *scopes;
+        size_t n_scopes, cap_scopes;
+        Py_ssize_t top_index;
+        PyObject *module_bind; /* name -> index of the top-level statement binding it */
+        PyObject *no_shadow;   /* names deleted or declared global/nonlocal anywhere */
+        PyObject *aliases;     /* name -> dotted module name */
+        PyObject *copies;      /* list of (dst, src) from `dst = src` */
+        cand *cands;
+        size_t n_cands, cap_cands;
+        PyObject *call_func; /* the func of the Call being walked (borrowed) */
+        int depth;
+        char *allowed; /* "math, cmath, …" for messages */
+} walk;
+
+static inline bool is(PyObject *o, int t)
+{
+        return o && Py_TYPE(o) == (PyTypeObject *)C.t[t];
+}
+
+static inline bool is_ast(PyObject *o)
+{
+        return PyObject_TypeCheck(o, (PyTypeObject *)C.t[T_AST]);
+}
+
+PyObject *get(PyObject *o, int s);
+const char *get_str(PyObject *o, int s);
+int get_int(PyObject *o, int s);
+const char *name_id(PyObject *node);
+void node_pos(PyObject *node, int *line, int *col);
+void report(walk *w, int line, int col, const char *rule, const char *name, const char *fmt, ...)
+        __attribute__((format(printf, 6, 7)));
+void report_at(walk *w, PyObject *node, const char *rule, const char *name);
+int add_cand(walk *w, int kind, const char *recv, const char *attr, PyObject *node);
+bool shadowed(walk *w, const char *name, bool class_ok);
+PyObject *fold(PyObject *node);
+PyObject *fold_edge(PyObject *node, bool prefix, int budget);
+int acs_scan_cache_init(acs_error *err);

@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The launcher's side of the scan: find acs-scan.so, dlopen it only when a
+ * scan is needed (libpython costs ~6 ms of load time; runs that do not scan
+ * must not pay it), and the `check` command.
+ */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "scan-module.h"
+#include "scan.h"
+
+/* Is /proc/self/exe inside the build tree? Then use the uninstalled module. */
+static bool running_uninstalled(void)
+{
+        char exe[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n <= 0)
+                return false;
+        exe[n] = '\0';
+        size_t b = strlen(ACS_ABS_BUILDDIR);
+        return strncmp(exe, ACS_ABS_BUILDDIR, b) == 0 && exe[b] == '/';
+}
+
+static int module_path(char *buf, size_t size, acs_error *err)
+{
+        const char *dir = getenv("ACS_SCAN_MODULE_DIR");
+        if (!dir || !*dir)
+                dir = running_uninstalled() ? ACS_ABS_BUILDDIR "/.libs" : ACS_PKGLIBDIR;
+        if ((size_t)snprintf(buf, size, "%s/%s", dir, ACS_SCAN_MODULE_NAME) >= size)
+                return acs_error_set(err, -ENAMETOOLONG, "scan", "scan module path too long");
+        return 0;
+}
+
+/*
+ * dlopen is reference counted and finds an already loaded object by its
+ * path, so calling this per scan costs a lookup, and needs no global handle.
+ * The module is never closed: libpython cannot be unloaded.
+ */
+static int load_module(const acs_scan_module **ret, acs_error *err)
+{
+        char path[PATH_MAX];
+        int r = module_path(path, sizeof path, err);
+        if (r < 0)
+                return r;
+        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+                return acs_error_set(err, -ENOENT, "scan",
+                                     "cannot load the scan module: %s (set ACS_SCAN_MODULE_DIR?)",
+                                     dlerror());
+        const acs_scan_module *m = dlsym(h, ACS_SCAN_SYMBOL);
+        if (!m)
+                return acs_error_set(err, -ENOENT, "scan", "%s: no symbol %s", path, ACS_SCAN_SYMBOL);
+        if (m->abi != ACS_SCAN_ABI || m->profile_size != sizeof(acs_profile) ||
+            m->result_size != sizeof(acs_scan_result))
+                return acs_error_set(err, -EPROTO, "scan",
+                                     "%s was built for another acs-launch (abi %u, want %u); reinstall it",
+                                     path, m->abi, ACS_SCAN_ABI);
+        *ret = m;
+        return 0;
+}
+
+int acs_scan_source(const acs_profile *p, const char *src, size_t len, const char *filename,
+                    acs_scan_result *ret, acs_error *err)
+{
+        const acs_scan_module *m;
+        if (p->scan_mode == ACS_SCAN_OFF) {
+                *ret = (acs_scan_result){.verdict = ACS_VERDICT_SKIPPED};
+                return 0;
+        }
+        int r = load_module(&m, err);
+        if (r < 0)
+                return r;
+        return m->scan(p, src, len, filename, ret, err);
+}
+
+/* Set in the sandbox child only (a process of its own): see scan.h. */
+static const acs_scan_module *prepared;
+
+int acs_scan_prepare(acs_error *err)
+{
+        if (prepared)
+                return 0;
+        return load_module(&prepared, err);
+}
+
+void acs_scan_exec(const acs_profile *p, char *const argv[], const char *src, size_t len,
+                   const char *filename, int report_fd)
+{
+        acs_error err = {0};
+        if (!prepared && load_module(&prepared, &err) < 0) {
+                dprintf(STDERR_FILENO, "acs-launch: %s\n", err.msg);
+                _exit(125);
+        }
+        prepared->exec(p, argv, src, len, filename, report_fd);
+}
+
+/* ---- the report line from the module, and JSON for reports ---- */
+
+static char *dup_member(struct json_object *o, const char *key)
+{
+        struct json_object *v;
+        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+                return NULL;
+        return strdup(json_object_get_string(v));
+}
+
+static int int_member(struct json_object *o, const char *key)
+{
+        struct json_object *v;
+        return json_object_object_get_ex(o, key, &v) ? json_object_get_int(v) : 0;
+}
+
+static void result_free(acs_scan_result *r)
+{
+        for (size_t i = 0; i < r->n_findings; i++) {
+                free(r->findings[i].rule);
+                free(r->findings[i].name);
+                free(r->findings[i].message);
+        }
+        free(r->findings);
+        *r = (acs_scan_result){0};
+}
+
+int acs_scan_result_from_json(const char *line, acs_scan_result *ret)
+{
+        static const acs_verdict verdicts[] = {ACS_VERDICT_PASS, ACS_VERDICT_REJECT, ACS_VERDICT_WARN,
+                                               ACS_VERDICT_SKIPPED};
+        struct json_object *o = line ? json_tokener_parse(line) : NULL, *v, *fs;
+        acs_scan_result r = {0};
+        int ret_code = -EINVAL;
+        if (!o || !json_object_is_type(o, json_type_object) ||
+            !json_object_object_get_ex(o, "verdict", &v) || !json_object_is_type(v, json_type_string))
+                goto out;
+        size_t i;
+        for (i = 0; i < ELEMENTSOF(verdicts); i++)
+                if (strcmp(json_object_get_string(v), acs_verdict_to_string(verdicts[i])) == 0)
+                        break;
+        if (i == ELEMENTSOF(verdicts))
+                goto out;
+        r.verdict = verdicts[i];
+        if (json_object_object_get_ex(o, "ms", &v))
+                r.ms = json_object_get_double(v);
+        if (json_object_object_get_ex(o, "findings", &fs) && json_object_is_type(fs, json_type_array)) {
+                size_t n = json_object_array_length(fs);
+                if (n && !(r.findings = calloc(n, sizeof *r.findings))) {
+                        ret_code = -ENOMEM;
+                        goto out;
+                }
+                for (i = 0; i < n; i++) {
+                        struct json_object *f = json_object_array_get_idx(fs, i);
+                        acs_finding *x = &r.findings[r.n_findings++];
+                        x->rule = dup_member(f, "rule");
+                        x->name = dup_member(f, "name");
+                        x->message = dup_member(f, "message");
+                        x->line = int_member(f, "line");
+                        x->col = int_member(f, "col");
+                        if (!x->rule || !x->name || !x->message)
+                                goto out;
+                }
+        }
+        *ret = r;
+        r = (acs_scan_result){0};
+        ret_code = 0;
+out:
+        result_free(&r);
+        json_object_put(o);
+        return ret_code;
+}
+
+struct json_object *acs_scan_result_json(const acs_scan_result *s)
+{
+        struct json_object *o = json_object_new_object(), *fs = json_object_new_array();
+        if (!o || !fs) {
+                json_object_put(o);
+                json_object_put(fs);
+                return NULL;
+        }
+        json_object_object_add(o, "verdict", json_object_new_string(acs_verdict_to_string(s->verdict)));
+        json_object_object_add(o, "ms", json_object_new_double(s->ms));
+        for (size_t i = 0; i < s->n_findings; i++) {
+                const acs_finding *f = &s->findings[i];
+                struct json_object *x = json_object_new_object();
+                json_object_object_add(x, "rule", json_object_new_string(f->rule));
+                json_object_object_add(x, "name", json_object_new_string(f->name));
+                json_object_object_add(x, "line", json_object_new_int(f->line));
+                json_object_object_add(x, "col", json_object_new_int(f->col));
+                json_object_object_add(x, "message", json_object_new_string(f->message));
+                json_object_array_add(fs, x);
+        }
+        json_object_object_add(o, "findings", fs);
+        return o;
+}
+
+/* ---- acs-launch check ---- */
+
+static int read_source(const char *file, char **ret, size_t *ret_len, acs_error *err)
+{
+        _cleanup_close_ int fd = -1;
+        int in = STDIN_FILENO;
+        if (strcmp(file, "-") != 0) {
+                if ((fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+                        return acs_error_errno(err, -errno, "check", "cannot open %s", file);
+                in = fd;
+        }
+        size_t len = 0, cap = 0;
+        _cleanup_free_ char *buf = NULL;
+        for (;;) {
+                if (len + 65536 > cap) {
+                        size_t ncap = cap ? cap * 2 : 65536 * 2;
+                        char *n = realloc(buf, ncap);
+                        if (!n)
+                                return acs_error_set(err, -ENOMEM, "check", "out of memory reading %s", file);
+                        buf = n;
+                        cap = ncap;
+                }
+                ssize_t n = read(in, buf + len, cap - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return acs_error_errno(err, -errno, "check", "cannot read %s", file);
+                if (n == 0)
+                        break;
+                len += n;
+        }
+        *ret = TAKE_PTR(buf);
+        *ret_len = len;
+        return 0;
+}
+
+static void print_human(const char *file, const acs_profile *p, const acs_scan_result *s)
+{
+        for (size_t i = 0; i < s->n_findings; i++) {
+                const acs_finding *f = &s->findings[i];
+                printf("%s:%d:%d: %s: %s\n", file, f->line, f->col, f->rule, f->message);
+        }
+        if (s->verdict == ACS_VERDICT_REJECT || s->verdict == ACS_VERDICT_WARN)
+                fprintf(stderr, "acs-launch: check: %s: %zu finding%s; %s by profile %s\n", file,
+                        s->n_findings, s->n_findings == 1 ? "" : "s",
+                        s->verdict == ACS_VERDICT_REJECT ? "refused" : "allowed with warnings",
+                        p->name ? p->name : "?");
+}
+
+static int print_json(const char *file, const acs_profile *p, const acs_scan_result *s)
+{
+        struct json_object *o = json_object_new_object(), *scan = acs_scan_result_json(s);
+        if (!o || !scan) {
+                json_object_put(o);
+                json_object_put(scan);
+                return -ENOMEM;
+        }
+        json_object_object_add(o, "schema", json_object_new_string("acs-check/1"));
+        json_object_object_add(o, "profile", json_object_new_string(p->name ? p->name : ""));
+        json_object_object_add(o, "file", json_object_new_string(file));
+        json_object_object_add(o, "scan", scan);
+        puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(o);
+        return 0;
+}
+
+int acs_cmd_check(const acs_options *o)
+{
+        acs_error err = {0};
+        _cleanup_profile_ acs_profile *p = NULL;
+        _cleanup_free_ char *src = NULL;
+        acs_scan_result res = {0};
+        size_t len = 0, nargs = acs_strv_length(o->args);
+        const char *file = nargs ? o->args[0] : "-";
+        const char *shown = strcmp(file, "-") == 0 ? "<stdin>" : file;
+        int status = 125;
+
+        if (nargs > 1) {
+                fprintf(stderr, "acs-launch: check: expected one FILE (or -), got %zu\n", nargs);
+                return 125;
+        }
+        if (acs_profile_load(o->profile ? o->profile : "default", &p, &err) < 0 ||
+            read_source(file, &src, &len, &err) < 0 ||
+            acs_scan_source(p, src, len, shown, &res, &err) < 0) {
+                fprintf(stderr, "acs-launch: check: %s\n", err.msg);
+                return err.exit_status ? err.exit_status : 125;
+        }
+        if (o->json) {
+                if (print_json(shown, p, &res) < 0) {
+                        fprintf(stderr, "acs-launch: check: out of memory\n");
+                        goto out;
+                }
+        } else {
+                print_human(shown, p, &res);
+        }
+        if (fflush(stdout) != 0) {
+                fprintf(stderr, "acs-launch: check: cannot write the result: %m\n");
+                goto out;
+        }
+        status = res.verdict == ACS_VERDICT_REJECT ? 126 : 0;
+out:
+        result_free(&res);
+        return status;
+}

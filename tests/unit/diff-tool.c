@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Test driver for the diff module on real overlay layers (no sandbox needed):
+ *   diff-tool collect UPPER LOWER [opts]   print the changes as JSON on stdout
+ *   diff-tool short UPPER LOWER [opts]     print the git-status-like summary
+ *   diff-tool apply UPPER LOWER [opts]     collect, then apply into LOWER; JSON result
+ *   diff-tool keep UPPER LOWER DIR [opts]  collect, then keep into DIR
+ *   diff-tool keep-apply DIR WORKSPACE [--json]   acs_cmd_apply; exit status as the CLI's
+ * opts: --patch FILE   write the patch (collect)
+ *       --protect GLOB (repeatable)
+ *       --run-start SEC   conflict check against ctime (apply, keep)
+ *       --dry-run      (apply)
+ *       --max-entries N
+ * LOWER may be "-" for no lower layer.
+ */
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "diff.h"
+
+typedef struct tool_opts {
+        const char *patch;
+        char **protect;
+        struct timespec run_start;
+        bool dry_run;
+        uint64_t max_entries;
+} tool_opts;
+
+static int parse_opts(int argc, char **argv, int i, tool_opts *t)
+{
+        for (; i < argc; i++) {
+                if (strcmp(argv[i], "--patch") == 0 && i + 1 < argc)
+                        t->patch = argv[++i];
+                else if (strcmp(argv[i], "--protect") == 0 && i + 1 < argc)
+                        acs_strv_push(&t->protect, argv[++i]);
+                else if (strcmp(argv[i], "--run-start") == 0 && i + 1 < argc)
+                        t->run_start.tv_sec = strtoll(argv[++i], NULL, 10);
+                else if (strcmp(argv[i], "--dry-run") == 0)
+                        t->dry_run = true;
+                else if (strcmp(argv[i], "--max-entries") == 0 && i + 1 < argc)
+                        t->max_entries = strtoull(argv[++i], NULL, 10);
+                else {
+                        fprintf(stderr, "diff-tool: bad argument %s\n", argv[i]);
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
+static int open_dir(const char *p)
+{
+        if (strcmp(p, "-") == 0)
+                return -1;
+        return open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+static void print_json(json_object *j)
+{
+        puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(j);
+}
+
+static int write_patch(const char *dest, const acs_changes *c)
+{
+        FILE *f = strcmp(dest, "-") == 0 ? stdout : fopen(dest, "we");
+
+        if (!f)
+                return -errno;
+        if (c->patch)
+                fwrite(c->patch, 1, c->patch_len, f);
+        return f == stdout ? fflush(f) : fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+        tool_opts t = {};
+        acs_diff_opts o = {};
+        acs_changes c = {};
+        acs_error err = {};
+        int upper, lower, r, argi = 4;
+        const char *cmd;
+
+        if (argc < 4) {
+                fprintf(stderr, "usage: diff-tool collect|short|apply|keep|keep-apply ...\n");
+                return 2;
+        }
+        cmd = argv[1];
+        if (strcmp(cmd, "keep-apply") == 0) {
+                char *args[] = { argv[2], NULL };
+                acs_options ao = { .args = args, .workspace = argv[3] };
+
+                ao.json = argc > 4 && strcmp(argv[4], "--json") == 0;
+                return acs_cmd_apply(&ao);
+        }
+        if (strcmp(cmd, "keep") == 0)
+                argi = 5;
+        if (argc < argi || parse_opts(argc, argv, argi, &t) < 0)
+                return 2;
+        upper = open_dir(argv[2]);
+        lower = open_dir(argv[3]);
+        if (upper < 0) {
+                perror(argv[2]);
+                return 2;
+        }
+        o.protect = t.protect;
+        o.want_patch = t.patch || strcmp(cmd, "keep") == 0;
+        o.max_entries = t.max_entries;
+        r = acs_diff_collect(upper, lower, &o, &c, &err);
+        if (r < 0) {
+                fprintf(stderr, "diff-tool: %s\n", err.msg);
+                return 1;
+        }
+        c.run_start = t.run_start;
+        if (strcmp(cmd, "collect") == 0) {
+                if (t.patch && write_patch(t.patch, &c) < 0)
+                        return 1;
+                print_json(acs_changes_to_json(&c));
+        } else if (strcmp(cmd, "short") == 0) {
+                acs_changes_print_short(stdout, &c);
+        } else if (strcmp(cmd, "apply") == 0) {
+                acs_apply_opts ao = { .dry_run = t.dry_run };
+                acs_apply_result res = {};
+
+                r = acs_apply_changes(upper, lower, &c, &ao, &res, &err);
+                if (r < 0) {
+                        fprintf(stderr, "diff-tool: %s\n", err.msg);
+                        return 1;
+                }
+                print_json(acs_apply_result_to_json(&res));
+                acs_apply_result_print(stderr, &res);
+                acs_apply_result_free(&res);
+        } else if (strcmp(cmd, "keep") == 0) {
+                r = acs_keep_layer(upper, &c, argv[4], &err);
+                if (r < 0) {
+                        fprintf(stderr, "diff-tool: %s\n", err.msg);
+                        return 1;
+                }
+        } else {
+                fprintf(stderr, "diff-tool: unknown command %s\n", cmd);
+                return 2;
+        }
+        acs_changes_free(&c);
+        acs_strv_free(t.protect);
+        return 0;
+}
