@@ -152,4 +152,18 @@ lacks "$OUT" "10737418240" "10 GiB allocation does not succeed"
 run_acs $P -c 'print("still fine")'
 is "$OUT" "still fine" "the host is healthy after the limits"
 
+# host preflight: a user namespace whose max_user_namespaces is 0 stands for a
+# host that forbids them; the error names the setting and the fix
+if unshare -Ur true 2>/dev/null; then
+        out=$(unshare -Ur sh -c 'echo 0 >/proc/sys/user/max_user_namespaces && "$0" --profile unsafe-python -c "print(1)"; echo "rc=$?"' "$ACS" 2>&1)
+        contains "$out" "rc=125" "no user namespaces -> 125"
+        contains "$out" "user.max_user_namespaces" "the error names the sysctl"
+        contains "$out" "sysctl -w" "the error says how to fix it"
+else
+        skip "unshare -Ur not available to this user"
+fi
+
+# /dev/null of the host is untouched by everything above
+is "$(stat -c '%F %a' /dev/null)" "character special file 666" "host /dev/null untouched"
+
 tap_plan
