@@ -264,7 +264,8 @@ static _noreturn_ void program_main(child_ctx *c)
                               cfg->scan_filename, cfg->scan_fd);
         exec_program(cfg);
         r = -errno;
-        err->exit_status = (r == -ENOENT || r == -ENOTDIR || r == -EACCES) ? (r == -EACCES ? 126 : 127) : 125;
+        /* 127 for "not found" and "not executable" alike: 126 means a scan refusal here */
+        err->exit_status = (r == -ENOENT || r == -ENOTDIR || r == -EACCES) ? 127 : 125;
         acs_error_errno(err, r, "exec", "cannot execute '%s' inside the sandbox", cfg->argv[0]);
 fail:
         send_error(c->sync_fd, err);
