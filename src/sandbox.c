@@ -412,9 +412,11 @@ static int child_trampoline(void *arg)
         init_main(arg);
 }
 
-int acs_sandbox_spawn(const acs_sandbox_cfg *cfg, acs_sandbox *ret, acs_error *err)
+int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error *err)
 {
         int sp[2], r;
+        acs_sandbox_cfg local = *cfg_in, *cfg = &local;
+        _cleanup_close_ int tree = -1;
         child_ctx c = { .cfg = cfg };
         bool root = geteuid() == 0;
 
@@ -429,9 +431,14 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg, acs_sandbox *ret, acs_error *e
                 struct stat st;
                 c.uid = NOBODY_ID;
                 c.gid = NOBODY_ID;
-                if (cfg->workspace && stat(cfg->workspace, &st) == 0 && st.st_uid != 0 && st.st_gid != 0) {
-                        c.uid = st.st_uid;
-                        c.gid = st.st_gid;
+                if (cfg->workspace && stat(cfg->workspace, &st) == 0) {
+                        if (st.st_uid != 0 && st.st_gid != 0) {
+                                c.uid = st.st_uid;
+                                c.gid = st.st_gid;
+                        } else if ((tree = acs_idmapped_tree(cfg->workspace, c.uid, c.gid)) >= 0) {
+                                /* root-owned: show it owned by the sandbox's uid */
+                                local.ws_tree_fd = tree;
+                        }
                 }
         }
 

@@ -80,6 +80,24 @@ is "$OUT" "original" "workspace lower layer is visible at /workspace"
 is "$(cat "$TMP/ws/keep.txt")" "original" "writes to /workspace never reach the host (modify)"
 if [ ! -e "$TMP/ws/new.txt" ] && [ ! -e "$TMP/ws/d" ]; then ok "writes to /workspace never reach the host (create)"; else fail "host workspace gained files"; fi
 
+# run by root with a root-owned workspace: its files are the sandbox's to change
+# inside (idmapped lower layer), and the host tree is still never written
+if [ "$(id -u)" -eq 0 ]; then
+        mkdir "$TMP/rootws"
+        echo root-data >"$TMP/rootws/r.txt"
+        chmod 0644 "$TMP/rootws/r.txt"
+        run_acs $P -w "$TMP/rootws" -c '
+import os
+st = os.stat("r.txt")
+print(os.getuid() != 0, st.st_uid == os.getuid())
+open("r.txt", "a").write("more\n")
+print(open("r.txt").read().split())'
+        is "$OUT" "True True
+['root-data', 'more']" "root-owned workspace: the sandbox (not uid 0) may change it inside"
+        is "$(cat "$TMP/rootws/r.txt")" "root-data" "root-owned workspace: the host file is untouched"
+        is "$(stat -c %u "$TMP/rootws/r.txt")" "0" "root-owned workspace: ownership on the host unchanged"
+fi
+
 # what is (not) visible
 touch "$TMP/host-marker-$$"
 run_acs exec -- /bin/sh -c "for f in /tmp/host-marker-$$ /root /home /etc/shadow /sys; do test -e \$f && echo VISIBLE:\$f; done; ls /dev; hostname; echo listing-done"
