@@ -254,6 +254,10 @@ struct json_object *acs_report_to_json(const acs_report *r)
         add(o, "stdout", stream_to_json(&r->out));
         add(o, "stderr", stream_to_json(&r->err));
         add(o, "files", r->have_files ? acs_changes_to_json(&r->files) : NULL);
+        if (r->have_apply)
+                add(o, "apply", acs_apply_result_to_json(&r->apply));
+        else if (r->apply_skipped)
+                add(o, "apply", json_object_new_string("skipped: the run did not succeed"));
         add(o, "limits", limits_to_json(&r->limits));
 
         struct json_object *u = json_object_new_object();
@@ -311,6 +315,8 @@ void acs_report_done(acs_report *r)
         free(r->out.text);
         free(r->err.text);
         acs_changes_free(&r->files);
+        if (r->have_apply)
+                acs_apply_result_free(&r->apply);
         free(r->error);
         *r = (acs_report){};
 }
