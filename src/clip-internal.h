@@ -29,18 +29,18 @@ typedef struct sbuf {
 
 /* The line being assembled. */
 typedef struct line {
-        sbuf text;       /* cleaned content, at most linecap bytes kept */
-        uint64_t len;    /* cleaned bytes, including those not kept */
-        uint64_t units;  /* units of all of it */
-        uint64_t xhash;  /* hash of the bytes beyond linecap */
-        uint64_t raw;    /* bytes the program wrote for this line so far */
+        sbuf text;      /* cleaned content, at most linecap bytes kept */
+        uint64_t len;   /* cleaned bytes, including those not kept */
+        uint64_t units; /* units of all of it */
+        uint64_t xhash; /* hash of the bytes beyond linecap */
+        uint64_t raw;   /* bytes the program wrote for this line so far */
 } line;
 
 /* Ring entry header for entries that are not a plain line (fold, cleaned, cut). */
 typedef struct entry_extra {
-        uint64_t raw;    /* bytes the program wrote for it */
-        uint64_t lines;  /* lines it stands for */
-        uint64_t units;  /* units of all those lines, had they been shown */
+        uint64_t raw;   /* bytes the program wrote for it */
+        uint64_t lines; /* lines it stands for */
+        uint64_t units; /* units of all those lines, had they been shown */
 } entry_extra;
 
 enum { A_NORMAL, A_ESC, A_ESC_INTER, A_CSI, A_STRING, A_STRING_ESC };
@@ -56,18 +56,18 @@ typedef struct stream {
         bool pending_cr;
         line cur;
         /* live head */
-        bool live;         /* every byte so far went to the terminal */
-        bool head_cut;     /* the head ends inside a line */
-        bool skip_line;    /* dropping the rest of the line cut at the head */
+        bool live;      /* every byte so far went to the terminal */
+        bool head_cut;  /* the head ends inside a line */
+        bool skip_line; /* dropping the rest of the line cut at the head */
         sbuf head;
         uint64_t head_units, head_lines;
         size_t head_last_off; /* last complete line in head (without "\n") */
         size_t head_last_len;
         bool head_has_last;
-        unsigned head_run;    /* how many identical lines end the head */
+        unsigned head_run; /* how many identical lines end the head */
         /* folder: the current run of identical lines */
         bool have_prev;
-        line prev;         /* its text (raw = sum over the run) */
+        line prev; /* its text (raw = sum over the run) */
         bool prev_nl;
         uint64_t run, shown; /* lines in the run; of those already in the head */
         /* tail ring: entries [ring_start, ring.len) */
@@ -94,10 +94,10 @@ struct acs_shield {
 
 /* Feed context: where we are in the caller's chunk. */
 typedef struct chunk {
-        size_t off;        /* offset of the byte being processed */
-        size_t cp_off;     /* offset where the current code point began */
-        ssize_t line_off;  /* offset where the current line began, -1: earlier chunk */
-        size_t live_end;   /* result of feed */
+        size_t off;       /* offset of the byte being processed */
+        size_t cp_off;    /* offset where the current code point began */
+        ssize_t line_off; /* offset where the current line began, -1: earlier chunk */
+        size_t live_end;  /* result of feed */
 } chunk;
 /* ---- small buffers ---------------------------------------------------- */
 

@@ -29,7 +29,7 @@ static size_t entry_size(const sbuf *r, size_t off, size_t *ret_text_off, uint32
         memcpy(&h, r->p + off, sizeof h);
         size_t t = off + sizeof h;
         uint32_t n = h.len & ~ENTRY_SPECIAL;
-        entry_extra x = { n, 1, h.units };
+        entry_extra x = {n, 1, h.units};
         if (h.len & ENTRY_SPECIAL) {
                 memcpy(&x, r->p + t, sizeof x);
                 t += sizeof x;
@@ -77,16 +77,15 @@ static void ring_trim(acs_shield *s, stream *t)
 }
 
 /* Append an entry: pieces of text, and what it stands for. */
-static void ring_push(acs_shield *s, stream *t, const char *a, size_t alen, const char *b,
-                      size_t blen, const entry_extra *x)
+static void ring_push(acs_shield *s, stream *t, const char *a, size_t alen, const char *b, size_t blen,
+                      const entry_extra *x)
 {
         size_t n = alen + blen;
         uint64_t units = acs_estimate_units(a, alen) + acs_estimate_units(b, blen);
         bool special = x->lines != 1 || x->raw != n || x->units != units;
-        entry_head h = { (uint32_t)n | (special ? ENTRY_SPECIAL : 0), (uint32_t)units };
+        entry_head h = {(uint32_t)n | (special ? ENTRY_SPECIAL : 0), (uint32_t)units};
 
-        if (n >= ENTRY_SPECIAL || units > UINT32_MAX ||
-            !sbuf_reserve(&t->ring, sizeof h + sizeof *x + n)) {
+        if (n >= ENTRY_SPECIAL || units > UINT32_MAX || !sbuf_reserve(&t->ring, sizeof h + sizeof *x + n)) {
                 t->om_lines += x->lines;
                 t->om_bytes += x->raw;
                 t->om_units += x->units;
@@ -175,7 +174,7 @@ void acs_clip_fold_flush(acs_shield *s, stream *t)
         if (t->run < FOLD_MIN || todo < copies + 2)
                 copies = todo; /* a fold line would not be shorter */
         for (uint64_t i = 0; i < copies; i++) {
-                entry_extra x = { raw1, 1, u1 };
+                entry_extra x = {raw1, 1, u1};
                 ring_push(s, t, a, alen, b, blen, &x);
         }
         uint64_t folded = todo - copies;
@@ -184,14 +183,14 @@ void acs_clip_fold_flush(acs_shield *s, stream *t)
         char num[40], msg[96];
         fmt_count(num, sizeof num, folded);
         int n = snprintf(msg, sizeof msg, ELLIPSIS " repeated %s more times\n", num);
-        entry_extra x = { t->prev.raw - raw1 * copies, folded, u1 * folded };
+        entry_extra x = {t->prev.raw - raw1 * copies, folded, u1 * folded};
         ring_push(s, t, msg, (size_t)n, NULL, 0, &x);
 }
 
 static bool line_equal(const line *a, bool anl, const line *b, bool bnl)
 {
-        return anl == bnl && a->len == b->len && a->xhash == b->xhash &&
-               a->text.len == b->text.len && memcmp(a->text.p, b->text.p, a->text.len) == 0;
+        return anl == bnl && a->len == b->len && a->xhash == b->xhash && a->text.len == b->text.len &&
+               memcmp(a->text.p, b->text.p, a->text.len) == 0;
 }
 
 static bool line_copy(line *dst, const line *src)
@@ -235,8 +234,7 @@ static void allocate(uint64_t avail, const uint64_t need[2], uint64_t a[2])
 {
         uint64_t g = need[ACS_STDERR] < (avail + 1) / 2 ? need[ACS_STDERR] : (avail + 1) / 2;
         a[ACS_STDOUT] = need[ACS_STDOUT] < avail - g ? need[ACS_STDOUT] : avail - g;
-        a[ACS_STDERR] = need[ACS_STDERR] < avail - a[ACS_STDOUT] ? need[ACS_STDERR]
-                                                                  : avail - a[ACS_STDOUT];
+        a[ACS_STDERR] = need[ACS_STDERR] < avail - a[ACS_STDOUT] ? need[ACS_STDERR] : avail - a[ACS_STDOUT];
 }
 
 /* Drop ring entries until the rest fits in `alloc` units; cut the last one if need be. */
@@ -289,9 +287,9 @@ static int build_text(stream *t, uint64_t alloc, acs_stream_result *r)
                 fmt_count(b, sizeof b, t->om_bytes);
                 fmt_count(k, sizeof k, units_to_tokens(t->om_units));
                 int n = snprintf(m, sizeof m,
-                                 ELLIPSIS " [omitted %s line%s, %s byte%s, ~%s token%s] " ELLIPSIS "\n",
-                                 l, t->om_lines == 1 ? "" : "s", b, t->om_bytes == 1 ? "" : "s",
-                                 k, units_to_tokens(t->om_units) == 1 ? "" : "s");
+                                 ELLIPSIS " [omitted %s line%s, %s byte%s, ~%s token%s] " ELLIPSIS "\n", l,
+                                 t->om_lines == 1 ? "" : "s", b, t->om_bytes == 1 ? "" : "s", k,
+                                 units_to_tokens(t->om_units) == 1 ? "" : "s");
                 sbuf_add(&out, m, (size_t)n);
         }
         if (!sbuf_add(&out, tail.p, tail.len) || !sbuf_add(&out, "", 1))
@@ -331,7 +329,7 @@ int acs_shield_finish(acs_shield *s, acs_stream_result *ret_out, acs_stream_resu
 
         uint64_t used = head_used(s);
         uint64_t avail = s->budget > used ? s->budget - used : 0;
-        uint64_t need[2] = { s->st[0].ring_units, s->st[1].ring_units }, a[2];
+        uint64_t need[2] = {s->st[0].ring_units, s->st[1].ring_units}, a[2];
         allocate(avail, need, a);
         unsigned nclip = 0;
         for (int i = 0; i < 2; i++)

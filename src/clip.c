@@ -23,7 +23,6 @@ uint64_t acs_estimate_units(const char *buf, size_t len)
         return u;
 }
 
-
 uint64_t acs_estimate_tokens(const char *buf, size_t len)
 {
         return units_to_tokens(acs_estimate_units(buf, len));
@@ -116,8 +115,7 @@ static void line_complete(acs_shield *s, stream *t, bool nl, chunk *c)
         t->total_units += u;
         if (t->live) {
                 bool here = c && c->line_off >= 0;
-                bool repeat = t->head_has_last && nl && l->len == t->head_last_len &&
-                              l->text.len == l->len &&
+                bool repeat = t->head_has_last && nl && l->len == t->head_last_len && l->text.len == l->len &&
                               memcmp(l->text.p, t->head.p + t->head_last_off, l->len) == 0;
                 if (repeat && here && t->head_run >= 2) {
                         /* a run starts: fold it instead of streaming it */
@@ -196,15 +194,14 @@ static void line_append_cp(acs_shield *s, stream *t, uint32_t cp, chunk *c)
         if (t->live && !t->skip_line && c) {
                 /* + 1: the line's newline must fit too */
                 uint64_t want = head_used(s) + l->units + u + 1;
-                if (c->line_off >= 0 && l->len == 0 && t->head_run >= 2 &&
-                    t->head_last_len > 0 && (char)cp == t->head.p[t->head_last_off]) {
+                if (c->line_off >= 0 && l->len == 0 && t->head_run >= 2 && t->head_last_len > 0 &&
+                    (char)cp == t->head.p[t->head_last_off]) {
                         /* maybe a run of identical lines starts: hold it
                          * back so it can fold (if not, it is just shown at
                          * the end instead of live) */
                         c->live_end = (size_t)c->line_off;
                         acs_clip_head_close(s, t);
-                } else if (want > s->head_max &&
-                           (c->line_off >= 0 || want > s->head_max + s->grace))
+                } else if (want > s->head_max && (c->line_off >= 0 || want > s->head_max + s->grace))
                         head_overflow(s, t, c);
         }
         if (t->skip_line) {
@@ -402,8 +399,7 @@ size_t acs_shield_feed(acs_shield *s, int stream_id, const char *buf, size_t len
         };
         const unsigned char *p = (const unsigned char *)buf;
         while (c.off < len) {
-                if (!t->live && !t->need && t->ansi == A_NORMAL && !t->pending_cr &&
-                    !t->skip_line) {
+                if (!t->live && !t->need && t->ansi == A_NORMAL && !t->pending_cr && !t->skip_line) {
                         size_t j = c.off;
                         while (j < len && plain_byte(p[j]))
                                 j++;
@@ -444,4 +440,3 @@ void acs_clip_stream_flush(acs_shield *s, stream *t)
                 line_complete(s, t, false, NULL);
         acs_clip_fold_flush(s, t);
 }
-

@@ -74,7 +74,10 @@ typedef struct acs_shield acs_shield;
  */
 acs_shield *acs_shield_new(uint64_t max_tokens, bool strip_ansi);
 void acs_shield_free(acs_shield *s);
-static inline void acs_shield_freep(acs_shield **s) { acs_shield_free(*s); }
+static inline void acs_shield_freep(acs_shield **s)
+{
+        acs_shield_free(*s);
+}
 #define _cleanup_shield_ _cleanup_(acs_shield_freep)
 
 /*
