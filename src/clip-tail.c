@@ -190,7 +190,7 @@ void acs_clip_fold_flush(acs_shield *s, stream *t)
 static bool line_equal(const line *a, bool anl, const line *b, bool bnl)
 {
         return anl == bnl && a->len == b->len && a->xhash == b->xhash && a->text.len == b->text.len &&
-               memcmp(a->text.p, b->text.p, a->text.len) == 0;
+               (a->text.len == 0 || memcmp(a->text.p, b->text.p, a->text.len) == 0);
 }
 
 static bool line_copy(line *dst, const line *src)

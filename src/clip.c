@@ -116,7 +116,7 @@ static void line_complete(acs_shield *s, stream *t, bool nl, chunk *c)
         if (t->live) {
                 bool here = c && c->line_off >= 0;
                 bool repeat = t->head_has_last && nl && l->len == t->head_last_len && l->text.len == l->len &&
-                              memcmp(l->text.p, t->head.p + t->head_last_off, l->len) == 0;
+                              (l->len == 0 || memcmp(l->text.p, t->head.p + t->head_last_off, l->len) == 0);
                 if (repeat && here && t->head_run >= 2) {
                         /* a run starts: fold it instead of streaming it */
                         c->live_end = (size_t)c->line_off;

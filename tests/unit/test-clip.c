@@ -443,6 +443,108 @@ static void test_memory(void)
         acs_shield_free(big);
 }
 
+/* ---- randomised invariants -------------------------------------------- */
+
+static bool valid_utf8(const unsigned char *s, size_t n)
+{
+        for (size_t i = 0; i < n;) {
+                unsigned c = s[i], lo = 0x80, hi = 0xBF;
+                size_t need;
+                if (c < 0x80) {
+                        i++;
+                        continue;
+                } else if (c >= 0xC2 && c <= 0xDF) {
+                        need = 1;
+                } else if (c >= 0xE0 && c <= 0xEF) {
+                        need = 2;
+                        lo = c == 0xE0 ? 0xA0 : lo;
+                        hi = c == 0xED ? 0x9F : hi;
+                } else if (c >= 0xF0 && c <= 0xF4) {
+                        need = 3;
+                        lo = c == 0xF0 ? 0x90 : lo;
+                        hi = c == 0xF4 ? 0x8F : hi;
+                } else {
+                        return false;
+                }
+                for (size_t k = 1; k <= need; k++) {
+                        if (i + k >= n || s[i + k] < lo || s[i + k] > hi)
+                                return false;
+                        lo = 0x80;
+                        hi = 0xBF;
+                }
+                i += need + 1;
+        }
+        return true;
+}
+
+static uint64_t rnd_state = 88172645463325252ULL;
+static unsigned rnd(void)
+{
+        rnd_state ^= rnd_state << 13;
+        rnd_state ^= rnd_state >> 7;
+        rnd_state ^= rnd_state << 17;
+        return (unsigned)rnd_state;
+}
+
+/* Random mixes of text, newlines, bars, escapes, bad UTF-8 and repeats, fed in
+ * random chunks to both streams: the invariants hold whatever comes. */
+static void test_random(void)
+{
+        static char buf[60000];
+        static const char *const alpha[] = {
+                "a",      "b",        "\n",         "\n",   "\n",
+                "xyz",    "\r",       "\x1b[3",     "m",    "\x1b]0;",
+                "\x07",   "\xe2\x82", "\xac",       "\xff", "\xf0\x9f\x98\x80",
+                "same\n", "same\n",   "0123456789", "\r\n", "\x1b",
+        };
+        unsigned bad_utf8 = 0, bad_epi = 0, bad_prefix = 0, over = 0, bad_mem = 0;
+        double worst = 0;
+        for (int iter = 0; iter < 400; iter++) {
+                size_t n = 0, target = rnd() % (iter % 10 == 0 ? sizeof buf - 16 : 3000);
+                while (n < target) {
+                        const char *a = alpha[rnd() % ELEMENTSOF(alpha)];
+                        memcpy(buf + n, a, strlen(a));
+                        n += strlen(a);
+                }
+                uint64_t budget = rnd() % 5 == 0 ? rnd() % 20 : rnd() % 2000;
+                acs_shield *s = acs_shield_new(budget, rnd() % 4 != 0);
+                bool held[2] = {false, false};
+                for (size_t off = 0, c; off < n; off += c) {
+                        c = 1 + rnd() % (rnd() % 2 ? 16 : 5000);
+                        c = c > n - off ? n - off : c;
+                        int st = rnd() % 3 == 0;
+                        size_t l = acs_shield_feed(s, st, buf + off, c);
+                        bad_prefix += held[st] && l;
+                        held[st] |= l < c;
+                        double ratio = (double)acs_shield_memory(s) / (double)(budget * 4 + 1024);
+                        worst = ratio > worst ? ratio : worst;
+                        bad_mem += ratio > 48;
+                }
+                acs_stream_result r[2] = {};
+                acs_shield_finish(s, &r[0], &r[1]);
+                uint64_t tot = 0;
+                for (int i = 0; i < 2; i++) {
+                        size_t el;
+                        char *e = acs_shield_epilogue(s, i, &el);
+                        bad_utf8 += !valid_utf8((unsigned char *)r[i].text, r[i].text_len);
+                        bad_epi += e &&
+                                   (el > r[i].text_len || memcmp(e, r[i].text + r[i].text_len - el, el) != 0);
+                        tot += acs_estimate_tokens(r[i].text, r[i].text_len);
+                        free(e);
+                        free(r[i].text);
+                }
+                /* markers are reserved; stderr's floor (64 tokens) may overrun */
+                over += budget >= 200 && tot > budget + 64;
+                acs_shield_free(s);
+        }
+        is_int(bad_utf8, 0, "random input: text always valid UTF-8");
+        is_int(bad_epi, 0, "random input: epilogue is the end of the text");
+        is_int(bad_prefix, 0, "random input: live part is a prefix");
+        is_int(over, 0, "random input: both streams within budget (+ stderr floor)");
+        diag("worst memory: %.1f bytes per unit of budget (+1024)", worst);
+        is_int(bad_mem, 0, "random input: memory within 48 bytes per unit of budget");
+}
+
 int main(void)
 {
         test_estimate();
@@ -452,5 +554,6 @@ int main(void)
         test_stderr();
         test_long_lines();
         test_memory();
+        test_random();
         return tap_done();
 }
