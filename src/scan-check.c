@@ -478,6 +478,13 @@ static void check_call(walk *w, PyObject *node)
                         check_format_string(w, node, tmpl);
                 Py_XDECREF(tmpl);
                 Py_XDECREF(recv);
+        } else if (meth && strcmp(meth, "get_field") == 0 && a0) {
+                /* string.Formatter().get_field("0.__class__", ...): a bare field name */
+                PyObject *s = fold(a0), *f = s ? PyUnicode_FromFormat("{%U}", s) : NULL;
+                if (f)
+                        check_format_string(w, node, f);
+                Py_XDECREF(s);
+                Py_XDECREF(f);
         } else if (meth && strcmp(meth, "import_module") == 0) {
                 PyObject *s = a0 ? fold(a0) : NULL;
                 const char *c = s ? PyUnicode_AsUTF8(s) : NULL;
