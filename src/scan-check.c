@@ -115,7 +115,17 @@ static void check_attr_name(walk *w, PyObject *node, PyObject *recv, const char 
                 return;
         if (is_builtins_name(recv) && denied_builtin(w, attr))
                 report_at(w, node, R_BUILTIN, attr);
-        const char *rid = name_id(recv);
+        /* statistics.random._os: judge a chain by the name it starts from */
+        PyObject *root = recv;
+        Py_INCREF(root);
+        for (int i = 0; i < 16 && is(root, T_Attribute); i++) {
+                PyObject *v = get(root, S_value);
+                Py_DECREF(root);
+                if (!(root = v))
+                        return;
+        }
+        const char *rid = name_id(root);
+        Py_DECREF(root); /* rid stays valid: the tree holds the Name */
         if (rid && (acs_rules_is_private(attr) || acs_rules_dangerous_module(attr, false) ||
                     denied_builtin(w, attr))) {
                 add_cand(w, CAND_MODULE_ATTR, rid, attr, node);
