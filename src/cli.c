@@ -343,6 +343,10 @@ int acs_cli_parse(int argc, char *const *argv, acs_options *ret, acs_error *err)
         default:
                 break;
         }
+        if (o.json && o.patch && strcmp(o.patch, "-") == 0 && sub != ACS_CMD_APPLY) {
+                r = acs_error_set(err, -EINVAL, "usage", "--json owns stdout: write the patch to a file (--patch FILE)");
+                goto fail;
+        }
         if (o.apply && !o.workspace && sub != ACS_CMD_APPLY) {
                 r = acs_error_set(err, -EINVAL, "usage", "--apply needs --workspace DIR");
                 goto fail;

@@ -73,6 +73,12 @@ static int cmd_run(const acs_options *o)
                         fprintf(stderr, "%s:%d:%d: %s: %s\n",
                                 o->code ? "<string>" : o->args[0], f->line, f->col, f->rule, f->message);
                 }
+        if (!o->json && !o->quiet && rep.have_files && acs_changes_count(&rep.files) > 0)
+                acs_changes_print_short(stderr, &rep.files);
+        if (!o->json && rep.have_apply)
+                acs_apply_result_print(stderr, &rep.apply);
+        if (!o->json && rep.apply_skipped)
+                fprintf(stderr, "acs-launch: changes not applied: the run did not succeed\n");
         if (o->json || o->report) {
                 _cleanup_free_ char *json = acs_report_to_string(&rep, false);
                 if (json && o->json)

@@ -192,38 +192,6 @@ const char *acs_verdict_to_string(acs_verdict v)
         }
 }
 
-/*
- * Default for reports built without the diff module (unit tests, or a
- * binary that never diffs): the real one in diff.c overrides it at link time.
- */
-__attribute__((weak)) struct json_object *acs_changes_to_json(const acs_changes *c)
-{
-        struct json_object *o = json_object_new_object();
-        if (!o)
-                return NULL;
-        add(o, "added", json_object_new_array());
-        add(o, "modified", json_object_new_array());
-        add(o, "deleted", json_object_new_array());
-        return o;
-}
-
-__attribute__((weak)) void acs_changes_free(acs_changes *c)
-{
-        if (!c)
-                return;
-        acs_change *lists[] = { c->added, c->modified, c->deleted };
-        size_t ns[] = { c->n_added, c->n_modified, c->n_deleted };
-        for (size_t l = 0; l < 3; l++) {
-                for (size_t i = 0; i < ns[l]; i++) {
-                        free(lists[l][i].path);
-                        free(lists[l][i].target);
-                }
-                free(lists[l]);
-        }
-        free(c->patch);
-        *c = (acs_changes){};
-}
-
 static struct json_object *scan_to_json(const acs_scan_result *s)
 {
         struct json_object *o = json_object_new_object(), *f = json_object_new_array();
@@ -286,6 +254,10 @@ struct json_object *acs_report_to_json(const acs_report *r)
         add(o, "stdout", stream_to_json(&r->out));
         add(o, "stderr", stream_to_json(&r->err));
         add(o, "files", r->have_files ? acs_changes_to_json(&r->files) : NULL);
+        if (r->have_apply)
+                add(o, "apply", acs_apply_result_to_json(&r->apply));
+        else if (r->apply_skipped)
+                add(o, "apply", json_object_new_string("skipped: the run did not succeed"));
         add(o, "limits", limits_to_json(&r->limits));
 
         struct json_object *u = json_object_new_object();
@@ -343,6 +315,8 @@ void acs_report_done(acs_report *r)
         free(r->out.text);
         free(r->err.text);
         acs_changes_free(&r->files);
+        if (r->have_apply)
+                acs_apply_result_free(&r->apply);
         free(r->error);
         *r = (acs_report){};
 }

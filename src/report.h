@@ -61,6 +61,9 @@ typedef struct acs_report {
         acs_stream_result out, err;
         acs_changes files;
         bool have_files;
+        acs_apply_result apply; /* --apply: what was written back */
+        bool have_apply;
+        bool apply_skipped;     /* --apply, but the run did not succeed (profile apply=success) */
         acs_limits_result limits;
         double wall_ms, user_ms, sys_ms;
         long max_rss_kb;

@@ -11,7 +11,9 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
+#include "diff.h"
 #include "run.h"
 #include "scan.h"
 #include "supervise.h"
@@ -342,6 +344,63 @@ static void close_pair(int fds[2])
         fds[0] = fds[1] = -1;
 }
 
+/*
+ * After the program ended and before the layers go away: classify the upper
+ * layer, then the patch, keep and apply the user asked for.
+ */
+static int finish_workspace(const acs_run_request *req, acs_sandbox *sb, const struct timespec *start,
+                            acs_report *rep, acs_error *err)
+{
+        const acs_profile *prof = req->profile;
+        const acs_options *o = req->opts;
+        int r;
+
+        if (sb->upper_fd < 0)
+                return 0;
+        double t = acs_now_ms();
+        acs_diff_opts dopts = {
+                .protect = prof->protect,
+                /* reports carry the patch; a terminal user asks for it */
+                .want_patch = !req->stream || (o && (o->patch || o->report)),
+                .max_entries = 100000,
+                .max_patch_bytes = 16u << 20,
+        };
+        if ((r = acs_diff_collect(sb->upper_fd, sb->lower_fd, &dopts, &rep->files, err)) < 0)
+                return r;
+        rep->have_files = true;
+        rep->files.run_start = *start;
+
+        if (o && o->patch) {
+                bool out = strcmp(o->patch, "-") == 0;
+                FILE *f = out ? stdout : fopen(o->patch, "we");
+                if (!f)
+                        return acs_error_errno(err, -errno, "patch", "cannot write '%s'", o->patch);
+                if (rep->files.patch)
+                        fwrite(rep->files.patch, 1, rep->files.patch_len, f);
+                if ((out ? fflush(f) : fclose(f)) != 0)
+                        return acs_error_errno(err, -errno, "patch", "writing '%s'", o->patch);
+        }
+        if (o && o->keep && (r = acs_keep_layer(sb->upper_fd, &rep->files, o->keep, err)) < 0)
+                return r;
+        if (o && o->apply && o->workspace) {
+                bool ok = rep->status == ACS_STATUS_EXITED && rep->exit_code == 0;
+                bool go = prof->apply == ACS_APPLY_ALWAYS || (prof->apply == ACS_APPLY_SUCCESS && ok);
+                rep->apply_skipped = !go;
+                if (go) {
+                        /* the host directory itself: the sandbox's lower is a read-only bind */
+                        _cleanup_close_ int ws = open(o->workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                        if (ws < 0)
+                                return acs_error_errno(err, -errno, "apply", "cannot open '%s'", o->workspace);
+                        acs_apply_opts ao = { 0 };
+                        if ((r = acs_apply_changes(sb->upper_fd, ws, &rep->files, &ao, &rep->apply, err)) < 0)
+                                return r;
+                        rep->have_apply = true;
+                }
+        }
+        rep->diff_ms = acs_now_ms() - t;
+        return 0;
+}
+
 int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
 {
         const acs_profile *prof = req->profile;
@@ -352,6 +411,7 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         int sigfd = -1, r;
         acs_shield *shield = NULL;
         sigset_t mask, old;
+        struct timespec run_start = { 0 };
         double t0 = acs_now_ms();
 
         *rep = (acs_report){ .status = ACS_STATUS_ERROR, .exit_code = 125 };
@@ -385,6 +445,7 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         sigprocmask(SIG_BLOCK, &mask, &old);
         sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 
+        clock_gettime(CLOCK_REALTIME, &run_start);
         p.cfg.t0_ms = acs_now_ms();
         if (p.cfg.verbose)
                 fprintf(stderr, "acs-launch: %8.3f ms  plan ready (profile %s)\n", p.cfg.t0_ms - t0, prof->name);
@@ -418,6 +479,8 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                 }
         }
         acs_shield_finish(shield, &rep->out, &rep->err);
+        if ((r = finish_workspace(req, &sb, &run_start, rep, err)) < 0)
+                goto restore;
         if (rep->status == ACS_STATUS_EXITED && rep->exit_code != 0 && rep->limits.memory &&
             rep->err.text && strstr(rep->err.text, "MemoryError"))
                 rep->status = ACS_STATUS_MEMORY;

@@ -419,8 +419,20 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg, acs_sandbox *ret, acs_error *e
 
         *ret = (acs_sandbox){ .pid = -1, .pidfd = -1, .sync_fd = -1, .upper_fd = -1, .lower_fd = -1 };
         c.root_launcher = root;
-        c.uid = root ? NOBODY_ID : geteuid();
-        c.gid = root ? NOBODY_ID : getegid();
+        c.uid = geteuid();
+        c.gid = getegid();
+        if (root) {
+                /* Run by root, the sandbox gets an unprivileged host uid: the
+                 * owner of the workspace when that is an ordinary user (so
+                 * their files stay writable through the overlay), else nobody. */
+                struct stat st;
+                c.uid = NOBODY_ID;
+                c.gid = NOBODY_ID;
+                if (cfg->workspace && stat(cfg->workspace, &st) == 0 && st.st_uid != 0 && st.st_gid != 0) {
+                        c.uid = st.st_uid;
+                        c.gid = st.st_gid;
+                }
+        }
 
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
                 return acs_error_errno(err, -errno, "sync", "socketpair");
@@ -462,8 +474,7 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg, acs_sandbox *ret, acs_error *e
         ret->sync_fd = sp[0];
         ret->inner_uid = c.uid;
 
-        r = write_maps(pid, root ? NOBODY_ID : geteuid(), root ? NOBODY_ID : getegid(), c.uid, c.gid,
-                       root, err);
+        r = write_maps(pid, c.uid, c.gid, c.uid, c.gid, root, err);
         if (r < 0) {
                 acs_sandbox_kill(ret);
                 acs_sandbox_close(ret);

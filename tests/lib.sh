@@ -69,8 +69,8 @@ for k in sys.argv[1].strip(".").split("."):
 print("null" if v is None else (json.dumps(v) if isinstance(v,(dict,list,bool)) else v))' "$1"
 }
 
-# No process whose command line contains MARKER survives.
-no_process() { ! pgrep -f -- "$1" >/dev/null 2>&1; }
+# No process whose whole command line is exactly MARKER survives.
+no_process() { ! pgrep -x -f -- "$1" >/dev/null 2>&1; }
 
 tap_plan() {
         echo "1..$_tap_n"

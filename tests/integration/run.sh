@@ -92,38 +92,42 @@ lacks "$OUT" "VISIBLE:/sys" "/sys is absent"
 is "$(printf '%s\n' "$OUT" | sed -n '/^fd$/,/^zero$/p' | tr '\n' ' ')" "fd full null random shm stderr stdin stdout urandom zero " "/dev holds only null zero full random urandom, shm and fd links"
 contains "$OUT" "sandbox" "hostname from the profile"
 
-# no process, mount or temp dir survives: a normal run, a timeout, SIGTERM to the launcher
+# no process, mount or temp dir survives: a normal run, a timeout, SIGTERM to the launcher.
+# The marker is assembled inside the sandbox ("acs-d-" + a number passed as $1), so
+# the launcher's own command line never matches it.
 mounts_before=$(wc -l </proc/self/mountinfo)
-marker="acs-daemon-$$"
-run_acs exec -- /bin/sh -c "(setsid bash -c 'exec -a $marker sleep 300' &) ; sleep 0.2; pgrep -f $marker >/dev/null && echo started"
+tag=$$
+marker="acs-d-$tag"
+run_acs exec -- /bin/bash -c '(setsid bash -c "exec -a acs-d-$1 sleep 300" &) ; for i in $(seq 50); do pgrep -x -f "acs-d-$1 300" >/dev/null && break; sleep 0.1; done; pgrep -x -f "acs-d-$1 300" >/dev/null && echo started' sh "$tag"
 is "$OUT" "started" "the daemon was running inside"
 sleep 0.3
-check "a double-forked daemon does not outlive the run" no_process "$marker"
+check "a double-forked daemon does not outlive the run" no_process "$marker 300"
 
-run_acs exec --timeout 0.5 -- /bin/bash -c "exec -a $marker-t sleep 300"
+run_acs exec --timeout 0.5 -- /bin/bash -c 'exec -a acs-t-$1 sleep 300' sh "$tag"
 is "$RC" 124 "timeout of a shell command -> 124"
-check "no process left after a timeout" no_process "$marker-t"
+check "no process left after a timeout" no_process "acs-t-$tag 300"
 
-"$ACS" exec -- /bin/bash -c "exec -a $marker-s sleep 300" >/dev/null 2>&1 &
+wait_for() { # pattern: up to 5 s
+        i=0
+        while ! pgrep -x -f -- "$1" >/dev/null 2>&1 && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+        pgrep -x -f -- "$1" >/dev/null 2>&1
+}
+"$ACS" exec -- /bin/bash -c 'exec -a acs-s-$1 sleep 300' sh "$tag" >/dev/null 2>&1 &
 lpid=$!
-i=0
-while ! pgrep -f -- "$marker-s" >/dev/null 2>&1 && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-pgrep -f -- "$marker-s" >/dev/null && ok "sandboxed sleeper seen from the host" || fail "sleeper never started"
+if wait_for "acs-s-$tag 300"; then ok "sandboxed sleeper seen from the host"; else fail "sleeper never started"; fi
 kill -TERM "$lpid"
 wait "$lpid"
 is "$?" 143 "SIGTERM to the launcher -> 143"
 sleep 0.2
-check "no process left after SIGTERM to the launcher" no_process "$marker-s"
+check "no process left after SIGTERM to the launcher" no_process "acs-s-$tag 300"
 
-"$ACS" exec -- /bin/bash -c "exec -a $marker-k sleep 300" >/dev/null 2>&1 &
+"$ACS" exec -- /bin/bash -c 'exec -a acs-k-$1 sleep 300' sh "$tag" >/dev/null 2>&1 &
 lpid=$!
-i=0
-while ! pgrep -f -- "$marker-k" >/dev/null 2>&1 && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-pgrep -f -- "$marker-k" >/dev/null && ok "second sleeper seen from the host" || fail "second sleeper never started"
+if wait_for "acs-k-$tag 300"; then ok "second sleeper seen from the host"; else fail "second sleeper never started"; fi
 kill -KILL "$lpid"
 wait "$lpid" 2>/dev/null
 sleep 0.3
-check "no process left after SIGKILL to the launcher" no_process "$marker-k"
+check "no process left after SIGKILL to the launcher" no_process "acs-k-$tag 300"
 is "$(wc -l </proc/self/mountinfo)" "$mounts_before" "no mount left in the caller's namespace"
 
 # limits end with a clean report and a healthy host
