@@ -22,23 +22,35 @@ static void walk_any(walk *w, PyObject *o)
         }
 }
 
-/* Walk every field of node except `skip` (an S_ index, or -1). */
+/*
+ * Walk every child of node except field `skip` (an S_ index, or -1). The
+ * node's instance dict holds exactly its fields and positions; iterating it
+ * avoids a getattr per field (this loop is most of the walk's cost).
+ */
 static void walk_fields(walk *w, PyObject *node, int skip)
 {
-        PyObject *fields = get((PyObject *)Py_TYPE(node), S__fields);
-        for (Py_ssize_t i = 0; fields && PyTuple_Check(fields) && i < PyTuple_GET_SIZE(fields); i++) {
-                PyObject *f = PyTuple_GET_ITEM(fields, i);
-                if (skip >= 0 && f == C.s[skip])
-                        continue;
-                PyObject *v = PyObject_GetAttr(node, f);
-                if (!v) {
-                        PyErr_Clear();
-                        continue;
-                }
-                walk_any(w, v);
-                Py_DECREF(v);
+        PyObject *d = PyObject_GenericGetDict(node, NULL), *k, *v;
+        Py_ssize_t pos = 0;
+        if (!d) {
+                PyErr_Clear();
+                return;
         }
-        Py_XDECREF(fields);
+        while (PyDict_Next(d, &pos, &k, &v) && !w->err) {
+                if (PyList_Check(v)) {
+                        if (skip >= 0 && PyUnicode_Compare(k, C.s[skip]) == 0)
+                                continue;
+                        Py_INCREF(v);
+                        walk_any(w, v);
+                        Py_DECREF(v);
+                } else if (is_ast(v)) {
+                        if (skip >= 0 && PyUnicode_Compare(k, C.s[skip]) == 0)
+                                continue;
+                        Py_INCREF(v);
+                        walk_node(w, v);
+                        Py_DECREF(v);
+                }
+        }
+        Py_DECREF(d);
 }
 
 static void walk_field(walk *w, PyObject *node, int s)
@@ -274,6 +286,68 @@ static void check_format_string(walk *w, PyObject *node, PyObject *str)
         acs_rules_format_attrs(s, format_cb, &u);
 }
 
+static void walk_tree(walk *w);
+static void walk_done(walk *w);
+
+/* Could this text, as code, produce any finding at all? Parsing costs more. */
+static bool maybe_code(walk *w, const char *s)
+{
+        static const char *const tokens[] = {"__", "import", "type", "dir", "vars", "attr",
+                                             "caller", "._", "_frame", "f_", "tb_", NULL};
+        for (const char *const *t = tokens; *t; t++)
+                if (strstr(s, *t))
+                        return true;
+        for (char *const *v = w->p->deny_builtins; v && *v; v++)
+                if (strstr(s, *v))
+                        return true;
+        for (char *const *v = w->p->deny_attributes; v && *v; v++)
+                if (strstr(s, *v))
+                        return true;
+        return false;
+}
+
+/*
+ * Code inside a string still runs if anything evaluates it: typing's
+ * get_type_hints() evals string annotations, ForwardRef, and any exec a
+ * profile allows. A string that parses as Python is scanned like the
+ * program; its findings point at the string.
+ */
+static void check_code_string(walk *w, PyObject *node, const char *s)
+{
+        if (w->str_depth >= 2 || !strchr(s, '(') || strlen(s) > 8192 || !maybe_code(w, s))
+                return;
+        PyCompilerFlags cf = {.cf_flags = PyCF_ONLY_AST, .cf_feature_version = PY_MINOR_VERSION};
+        PyObject *tree = Py_CompileStringExFlags(s, "<string>", Py_file_input, &cf, -1);
+        if (!tree) {
+                PyErr_Clear();
+                return;
+        }
+        walk sub = {.p = w->p, .r = w->r, .tree = tree, .allowed = w->allowed,
+                    .str_depth = w->str_depth + 1};
+        sub.aliases = PyDict_New();
+        sub.copies = PyList_New(0);
+        sub.blocks = PyList_New(0);
+        size_t n0 = w->r->n_findings;
+        if (sub.aliases && sub.copies && sub.blocks)
+                walk_tree(&sub);
+        if (sub.err)
+                w->err = sub.err;
+        sub.allowed = NULL;
+        walk_done(&sub);
+        int line, col;
+        node_pos(node, &line, &col);
+        for (size_t i = n0; i < w->r->n_findings; i++) {
+                acs_finding *f = &w->r->findings[i];
+                char *m = NULL;
+                f->line = line;
+                f->col = col;
+                if (asprintf(&m, "in code inside a string: %s", f->message) >= 0) {
+                        free(f->message);
+                        f->message = m;
+                }
+        }
+}
+
 static void check_constant(walk *w, PyObject *node)
 {
         PyObject *v = get(node, S_value);
@@ -288,6 +362,10 @@ static void check_constant(walk *w, PyObject *node)
                 } else {
                         check_format_string(w, node, v);
                 }
+                const char *c = PyUnicode_AsUTF8(v);
+                if (c)
+                        check_code_string(w, node, c);
+                PyErr_Clear();
         }
         Py_XDECREF(v);
 }
@@ -411,6 +489,19 @@ static void check_call(walk *w, PyObject *node)
         Py_XDECREF(args);
 }
 
+/* '{0._' + '_class__}': a template assembled from pieces is still a template. */
+static void check_binop(walk *w, PyObject *node)
+{
+        PyObject *op = get(node, S_op);
+        if (is(op, T_Add)) {
+                PyObject *s = fold(node);
+                if (s)
+                        check_format_string(w, node, s);
+                Py_XDECREF(s);
+        }
+        Py_XDECREF(op);
+}
+
 /* case C(__class__=x): class patterns look attributes up by name. */
 static void check_match_class(walk *w, PyObject *node)
 {
@@ -450,6 +541,25 @@ static void walk_scoped(walk *w, PyObject *node, int kind, int body)
         if (body >= 0)
                 walk_field(w, node, body);
         pop_scope(w);
+}
+
+/* Walk field body with the names bound by field targets counted as bound. */
+static void walk_block(walk *w, PyObject *node, int targets, int body)
+{
+        PyObject *set = PySet_New(NULL), *t = get(node, targets);
+        if (!set || !w->blocks || PyList_Append(w->blocks, set) < 0) {
+                PyErr_Clear();
+                Py_XDECREF(set);
+                Py_XDECREF(t);
+                walk_field(w, node, body);
+                return;
+        }
+        if (t)
+                collect(w, t, set);
+        walk_field(w, node, body);
+        PyList_SetSlice(w->blocks, PyList_GET_SIZE(w->blocks) - 1, PyList_GET_SIZE(w->blocks), NULL);
+        Py_DECREF(set);
+        Py_XDECREF(t);
 }
 
 static void walk_node(walk *w, PyObject *node)
@@ -498,6 +608,17 @@ static void walk_node(walk *w, PyObject *node)
                         walk_fields(w, node, -1);
                         pop_scope(w);
                 }
+        } else if (t == (PyTypeObject *)C.t[T_BinOp]) {
+                check_binop(w, node);
+                walk_fields(w, node, -1);
+        } else if (t == (PyTypeObject *)C.t[T_For] || t == (PyTypeObject *)C.t[T_AsyncFor]) {
+                walk_field(w, node, S_target);
+                walk_field(w, node, S_iter);
+                walk_block(w, node, S_target, S_body);
+                walk_field(w, node, S_orelse);
+        } else if (t == (PyTypeObject *)C.t[T_With] || t == (PyTypeObject *)C.t[T_AsyncWith]) {
+                walk_field(w, node, S_items);
+                walk_block(w, node, S_items, S_body);
         } else if (t == (PyTypeObject *)C.t[T_MatchClass]) {
                 check_match_class(w, node);
                 walk_fields(w, node, -1);
@@ -577,6 +698,13 @@ static void resolve_cands(walk *w)
         }
 }
 
+static void walk_tree(walk *w)
+{
+        if (push_scope(w, SC_MODULE, w->tree) == 0)
+                walk_node(w, w->tree);
+        resolve_cands(w);
+}
+
 static void walk_done(walk *w)
 {
         while (w->n_scopes)
@@ -592,6 +720,7 @@ static void walk_done(walk *w)
         Py_XDECREF(w->no_shadow);
         Py_XDECREF(w->aliases);
         Py_XDECREF(w->copies);
+        Py_XDECREF(w->blocks);
         Py_XDECREF(w->tree);
 }
 
@@ -651,14 +780,13 @@ int acs_scan_walk(const acs_profile *p, const char *src, size_t len, const char 
         walk w = {.p = p, .r = ret, .tree = tree};
         w.aliases = PyDict_New();
         w.copies = PyList_New(0);
+        w.blocks = PyList_New(0);
         w.allowed = acs_rules_list(p->allow_imports, 12);
-        if (!w.aliases || !w.copies || !w.allowed) {
+        if (!w.aliases || !w.copies || !w.blocks || !w.allowed) {
                 walk_done(&w);
                 return acs_scan_error(err, -ENOMEM, "out of memory");
         }
-        if (push_scope(&w, SC_MODULE, tree) == 0)
-                walk_node(&w, tree);
-        resolve_cands(&w);
+        walk_tree(&w);
         r = w.err;
         walk_done(&w);
         PyErr_Clear();

@@ -155,7 +155,7 @@ int acs_scan_locked(const acs_profile *p, const char *src, size_t len, const cha
                         return r;
                 }
         }
-        if (ret->verdict != ACS_VERDICT_SKIPPED)
+        if (p->scan_mode != ACS_SCAN_OFF)
                 finish(p, ret, t0);
         return 0;
 }
@@ -208,7 +208,7 @@ static int module_scan(const acs_profile *p, const char *src, size_t len, const 
         if (r != 0) {
                 if (r < 0)
                         return acs_scan_error(err, r, "out of memory");
-                if (res.verdict != ACS_VERDICT_SKIPPED)
+                if (p->scan_mode != ACS_SCAN_OFF)
                         finish(p, &res, now_ms());
                 *ret = res;
                 return 0;
