@@ -416,6 +416,25 @@ static int write_maps(pid_t pid, uid_t uid, gid_t gid, bool root, acs_error *err
         return 0;
 }
 
+/*
+ * Root of the initial user namespace: only then can (and must) the sandbox
+ * get other ids than ours. Uid 0 inside a container's user namespace is an
+ * ordinary user to the kernel and maps only itself, like any other user.
+ */
+static bool real_root(void)
+{
+        if (geteuid() != 0)
+                return false;
+        char buf[128] = "";
+        _cleanup_close_ int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+        if (n <= 0)
+                return false;
+        buf[n] = '\0';
+        unsigned a, b, len;
+        return sscanf(buf, "%u %u %u", &a, &b, &len) == 3 && a == 0 && b == 0 && len == 4294967295u;
+}
+
 static int child_trampoline(void *arg)
 {
         init_main(arg);
@@ -427,7 +446,7 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
         acs_sandbox_cfg local = *cfg_in, *cfg = &local;
         _cleanup_close_ int tree = -1;
         child_ctx c = { .cfg = cfg };
-        bool root = geteuid() == 0;
+        bool root = real_root();
 
         *ret = (acs_sandbox){ .pid = -1, .pidfd = -1, .sync_fd = -1, .upper_fd = -1, .lower_fd = -1 };
         c.root_launcher = root;
