@@ -205,6 +205,24 @@ fi
 out=$("$ACS" doctor 2>&1)
 contains "$out" "[ ok ] procfs in a user namespace" "doctor: /proc is fully visible here"
 
+# both clone paths: an ordinary user takes the vfork-style fast path (pid 1 is
+# the embedded acs-init); ACS_NO_FAST_CLONE=1 forces the fork-style one root uses
+for fast in 1 0; do
+        if [ $fast = 1 ]; then unset ACS_NO_FAST_CLONE; else export ACS_NO_FAST_CLONE=1; fi
+        run_acs $P -c 'import os, sys; print(open("/proc/1/cmdline").read().split("\0")[0]); sys.exit(7)'
+        is "$RC" 7 "clone path fast=$fast: exit status passes through"
+        case $OUT in
+        acs-init) path=fast ;;
+        *acs-launch*) path=fork ;;
+        *) path="?$OUT" ;;
+        esac
+        if [ "$(id -u)" -ne 0 ] && [ $fast = 1 ]; then want=fast; else want=fork; fi
+        is "$path" "$want" "clone path fast=$fast: pid 1 is the expected init"
+        run_acs $P --timeout 0.5 -c 'import time; time.sleep(9)'
+        is "$RC" 124 "clone path fast=$fast: timeout"
+done
+unset ACS_NO_FAST_CLONE
+
 # /dev/null of the host is untouched by everything above
 is "$(stat -c '%F %a' /dev/null)" "character special file 666" "host /dev/null untouched"
 

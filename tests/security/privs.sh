@@ -34,8 +34,17 @@ if is_root; then
 else
         is "$outside" "$myuid" "run by uid $myuid: the sandbox maps to the caller's own uid"
 fi
-# no range: a single uid mapped, so no second host uid is reachable
-is "$(field uid_map | awk '{print $3}')" 1 "uid_map maps exactly one uid"
+if is_root; then
+        # run by root: ordinary host ids keep their numbers inside (so workspace
+        # files keep their owners through copy-up); uid 0 is never mapped, and
+        # the sandbox has no capability to switch to any of the others
+        is "$(field uid_map)" "1 1 65534" "run by root: uid_map maps 1-65534 to themselves, not 0"
+        uid_now=$(field Uid | awk '{print $1}')
+        if [ -n "$uid_now" ] && [ "$uid_now" != 0 ]; then ok "run by root: the sandbox runs as uid $uid_now, not 0"; else fail "run by root: the sandbox runs as uid '$uid_now'"; fi
+else
+        # no range: a single uid mapped, so no second host uid is reachable
+        is "$(field uid_map | awk '{print $3}')" 1 "uid_map maps exactly one uid"
+fi
 
 # --- files written through a writable bind land owned by an unprivileged uid
 mkdir -p "$TMP/rw"
