@@ -192,38 +192,6 @@ const char *acs_verdict_to_string(acs_verdict v)
         }
 }
 
-/*
- * Default for reports built without the diff module (unit tests, or a
- * binary that never diffs): the real one in diff.c overrides it at link time.
- */
-__attribute__((weak)) struct json_object *acs_changes_to_json(const acs_changes *c)
-{
-        struct json_object *o = json_object_new_object();
-        if (!o)
-                return NULL;
-        add(o, "added", json_object_new_array());
-        add(o, "modified", json_object_new_array());
-        add(o, "deleted", json_object_new_array());
-        return o;
-}
-
-__attribute__((weak)) void acs_changes_free(acs_changes *c)
-{
-        if (!c)
-                return;
-        acs_change *lists[] = { c->added, c->modified, c->deleted };
-        size_t ns[] = { c->n_added, c->n_modified, c->n_deleted };
-        for (size_t l = 0; l < 3; l++) {
-                for (size_t i = 0; i < ns[l]; i++) {
-                        free(lists[l][i].path);
-                        free(lists[l][i].target);
-                }
-                free(lists[l]);
-        }
-        free(c->patch);
-        *c = (acs_changes){};
-}
-
 static struct json_object *scan_to_json(const acs_scan_result *s)
 {
         struct json_object *o = json_object_new_object(), *f = json_object_new_array();

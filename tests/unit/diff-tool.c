@@ -11,6 +11,8 @@
  *       --run-start SEC   conflict check against ctime (apply, keep)
  *       --dry-run      (apply)
  *       --max-entries N
+ *       --into DIR     (apply) apply into DIR instead of LOWER: the changes
+ *                      are collected against LOWER, DIR may have changed since
  * LOWER may be "-" for no lower layer.
  */
 #include <fcntl.h>
@@ -27,6 +29,7 @@ typedef struct tool_opts {
         struct timespec run_start;
         bool dry_run;
         uint64_t max_entries;
+        const char *into;
 } tool_opts;
 
 static int parse_opts(int argc, char **argv, int i, tool_opts *t)
@@ -38,6 +41,8 @@ static int parse_opts(int argc, char **argv, int i, tool_opts *t)
                         acs_strv_push(&t->protect, argv[++i]);
                 else if (strcmp(argv[i], "--run-start") == 0 && i + 1 < argc)
                         t->run_start.tv_sec = strtoll(argv[++i], NULL, 10);
+                else if (strcmp(argv[i], "--into") == 0 && i + 1 < argc)
+                        t->into = argv[++i];
                 else if (strcmp(argv[i], "--dry-run") == 0)
                         t->dry_run = true;
                 else if (strcmp(argv[i], "--max-entries") == 0 && i + 1 < argc)
@@ -123,8 +128,9 @@ int main(int argc, char **argv)
         } else if (strcmp(cmd, "apply") == 0) {
                 acs_apply_opts ao = { .dry_run = t.dry_run };
                 acs_apply_result res = {};
+                int into = t.into ? open_dir(t.into) : lower;
 
-                r = acs_apply_changes(upper, lower, &c, &ao, &res, &err);
+                r = acs_apply_changes(upper, into, &c, &ao, &res, &err);
                 if (r < 0) {
                         fprintf(stderr, "diff-tool: %s\n", err.msg);
                         return 1;

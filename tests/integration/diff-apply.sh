@@ -1,0 +1,139 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Applying a run's changes: protected globs, conflicts, escapes through
+# symlinks and "..", kept layers (--keep DIR, `acs-launch apply DIR`).
+. "$ACS_SRCDIR/tests/lib.sh"
+. "$ACS_SRCDIR/tests/integration/diff-lib.sh"
+
+if ! overlay_works; then
+        skip "no unprivileged overlayfs with userxattr here (or diff-tool not built)"
+        tap_plan
+        exit 0
+fi
+
+fresh_host() { rm -rf "$C/host" && cp -a "$C/lower" "$C/host"; }
+apply_to_host() { "$DIFF_TOOL" apply "$C/upper" "$C/lower" --into "$C/host" "$@" >"$C/apply.json" 2>"$C/apply.err"; }
+jnum() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$C/apply.json" "$1"; }
+
+# --- protected globs --------------------------------------------------------
+case_begin protect
+mkdir -p "$C/lower/.git/hooks" "$C/lower/sub"
+echo orig >"$C/lower/.bashrc"
+in_overlay 'echo evil > .git/hooks/pre-commit; echo K=v > .env; echo K=v > sub/.env; echo x >> .bashrc; echo fine > ok.txt; mkdir secret; echo s > secret/inner'
+set -- --protect '.git/hooks/**' --protect '**/.env' --protect .bashrc --protect secret
+collect "$@"
+is "$(field added .git/hooks/pre-commit protected)" true "protect: new hook flagged"
+is "$(field added sub/.env protected)" true "protect: **/.env flags sub/.env"
+is "$(field modified .bashrc protected)" true "protect: modified file flagged"
+is "$(field added secret/inner protected)" true "protect: a protected directory protects its content"
+is "$(field added ok.txt protected)" null "protect: other files not flagged"
+contains "$("$DIFF_TOOL" short "$C/upper" "$C/lower" "$@")" "A  .env (protected)" "protect: short status flags it"
+fresh_host
+apply_to_host "$@"
+is "$(jnum protected)/$(jnum done)" "6/1" "protect: six protected entries not applied, one applied"
+check "protect: hook not written" test ! -e "$C/host/.git/hooks/pre-commit"
+check "protect: .env not written" test ! -e "$C/host/.env"
+is "$(cat "$C/host/.bashrc")" orig "protect: .bashrc unchanged"
+is "$(cat "$C/host/ok.txt")" fine "protect: unprotected file applied"
+
+# --- conflicts ---------------------------------------------------------------
+case_begin conflict
+echo orig >"$C/lower/a.txt"
+echo orig >"$C/lower/b.txt"
+echo orig >"$C/lower/same.txt"
+mkdir "$C/lower/dir"
+in_overlay 'echo sandbox > a.txt; rm b.txt; echo sandbox > c.txt; echo sandbox > same.txt; rmdir dir'
+collect
+fresh_host
+echo "host edit" >"$C/host/a.txt"
+echo "host edit" >"$C/host/b.txt"
+echo "host made" >"$C/host/c.txt"
+echo "new" >"$C/host/dir/new"
+apply_to_host
+is "$(jnum conflicts)" 4 "conflict: four host changes detected"
+is "$(cat "$C/host/a.txt")" "host edit" "conflict: modified file not overwritten"
+is "$(cat "$C/host/b.txt")" "host edit" "conflict: changed file not deleted"
+is "$(cat "$C/host/c.txt")" "host made" "conflict: file created on the host kept"
+check "conflict: non-empty directory not removed" test -f "$C/host/dir/new"
+is "$(cat "$C/host/same.txt")" sandbox "conflict: unchanged host file applied"
+contains "$(cat "$C/apply.err")" "conflict: M a.txt" "conflict: reported by path"
+# ctime after the run started, same content: still a conflict
+fresh_host
+apply_to_host --run-start $(($(date +%s) - 3600))
+is "$(jnum conflicts)" 3 "conflict: host files changed after the run start (ctime)"
+is "$(cat "$C/host/a.txt")" orig "conflict: ctime conflict not overwritten"
+fresh_host
+apply_to_host --dry-run
+is "$(jnum done)" 5 "dry run: everything would apply"
+is "$(cat "$C/host/a.txt")" orig "dry run: nothing written"
+
+# --- escapes -------------------------------------------------------------------
+case_begin escape
+mkdir -p "$C/lower/sub" "$TMP/outside"
+echo orig >"$C/lower/sub/f"
+in_overlay 'echo sandbox > sub/f; echo new > sub/new; ln -s /etc/passwd pw'
+collect
+fresh_host
+rm -rf "$C/host/sub"
+ln -s "$TMP/outside" "$C/host/sub"
+apply_to_host
+is "$(jnum unsafe)" 2 "escape: paths through a host symlink refused"
+is "$(ls "$TMP/outside" | wc -l | tr -d ' ')" 0 "escape: nothing written outside the workspace"
+check "escape: symlink applied as a symlink, not followed" test -L "$C/host/pw"
+is "$(readlink "$C/host/pw")" /etc/passwd "escape: symlink target kept"
+
+# --- kept layers ------------------------------------------------------------------
+case_begin keep
+mkdir -p "$C/lower/tree/sub"
+echo 1 >"$C/lower/tree/sub/one"
+echo a >"$C/lower/a.txt"
+echo gone >"$C/lower/gone.txt"
+in_overlay 'echo b >> a.txt; rm gone.txt; rm -rf tree; echo new > new.txt; chmod 750 new.txt; ln -s a.txt link; mkdir -p d/e; mkfifo fifo'
+"$DIFF_TOOL" keep "$C/upper" "$C/lower" "$C/kept" || fail "keep: diff-tool keep failed"
+check "keep: manifest written" test -f "$C/kept/acs-keep.json"
+check "keep: patch written" test -f "$C/kept/changes.patch"
+check "keep: files kept" test -f "$C/kept/tree/new.txt"
+check "keep: no FIFO kept" test ! -e "$C/kept/tree/fifo"
+check "keep: no whiteout kept" test ! -e "$C/kept/tree/gone.txt"
+fresh_host
+"$DIFF_TOOL" keep-apply "$C/kept" "$C/host" --json >"$C/keep-apply.json" 2>"$C/keep-apply.err"
+is "$?" 0 "keep: apply DIR --workspace W succeeds"
+contains "$(cat "$C/keep-apply.json")" '"schema":"acs-apply/1"' "keep: --json result"
+python3 "$MANIFEST" full "$C/host" >"$C/host.full"
+grep -v ' special ' "$C/merged.full" >"$C/merged.nospecial"
+if cmp -s "$C/host.full" "$C/merged.nospecial"; then ok "keep: applied kept layer reproduces the merged view"; else
+        fail "keep: applied kept layer reproduces the merged view"
+        diag "$(diff "$C/host.full" "$C/merged.nospecial")"
+fi
+rm -rf "$C/gitapplied" && cp -a "$C/lower" "$C/gitapplied"
+check "keep: kept patch applies with git apply" sh -c 'cd "$1" && git apply "$2"' sh "$C/gitapplied" "$C/kept/changes.patch"
+# a second apply finds everything already done
+"$DIFF_TOOL" keep-apply "$C/kept" "$C/host" >/dev/null 2>&1
+is "$?" 0 "keep: applying twice is harmless"
+# tampered content is refused
+fresh_host
+echo tampered >"$C/kept/tree/new.txt"
+"$DIFF_TOOL" keep-apply "$C/kept" "$C/host" >/dev/null 2>"$C/tamper.err"
+is "$?" 1 "keep: tampered kept file fails the apply"
+contains "$(cat "$C/tamper.err")" "does not match the recorded sha256" "keep: tampering reported"
+check "keep: tampered file not written" test ! -e "$C/host/new.txt"
+# ".." and absolute paths in an edited manifest are refused
+python3 - "$C/kept/acs-keep.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+for e in m["files"]["added"]:
+    if e["path"] == "new.txt":
+        e["path"] = "../escaped.txt"
+    if e["path"] == "link":
+        e["path"] = "/tmp/abs-link"
+json.dump(m, open(sys.argv[1], "w"))
+PY
+fresh_host
+"$DIFF_TOOL" keep-apply "$C/kept" "$C/host" --json >"$C/esc.json" 2>/dev/null
+is "$?" 1 "keep: unsafe paths fail the apply"
+is "$(grep -o '"status":"unsafe"' "$C/esc.json" | wc -l | tr -d ' ')" 2 "keep: '..' and absolute paths reported unsafe"
+check "keep: nothing escaped" test ! -e "$C/escaped.txt" -a ! -e /tmp/abs-link
+"$DIFF_TOOL" keep-apply "$TMP/no-such-dir" "$C/host" 2>/dev/null
+is "$?" 125 "keep: a missing kept layer is a usage error (125)"
+
+tap_plan
