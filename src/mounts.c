@@ -286,12 +286,17 @@ int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, 
         /* Nothing we do propagates back to the host. */
         if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
                 return acs_error_errno(err, -errno, "mount", "making / a slave");
-        snprintf(opts, sizeof opts, "mode=0755,size=%llu", (unsigned long long)(cfg->ws_size ?: 128ULL << 20));
+        /* size bounds the bytes; nr_inodes bounds what empty files would
+         * otherwise cost in kernel memory (one inode per 4 KiB of size) */
+        unsigned long long size = cfg->ws_size ?: 128ULL << 20;
+        snprintf(opts, sizeof opts, "mode=0755,size=%llu,nr_inodes=%llu", size,
+                 size / 4096 > 1024 ? size / 4096 : 1024);
         if (mount("acs-scratch", W, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
                 return acs_error_errno(err, -errno, "mount", "tmpfs scratch");
         if (mkdir(N, 0755) < 0)
                 return acs_error_errno(err, -errno, "mount", "mkdir root");
-        snprintf(opts, sizeof opts, "mode=0755,size=%llu", (unsigned long long)(cfg->file_len + (1 << 20)));
+        snprintf(opts, sizeof opts, "mode=0755,size=%llu,nr_inodes=4096",
+                 (unsigned long long)(cfg->file_len + (1 << 20)));
         if (mount("acs-root", N, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
                 return acs_error_errno(err, -errno, "mount", "tmpfs root");
 

@@ -98,6 +98,18 @@ print(open("r.txt").read().split())'
         is "$(stat -c %u "$TMP/rootws/r.txt")" "0" "root-owned workspace: ownership on the host unchanged"
 fi
 
+# the scratch space is bounded in bytes and in inodes (empty files cost kernel memory)
+run_acs $P -c '
+import os, errno
+n = 0
+try:
+    while n < 10**6:
+        open("/tmp/f%d" % n, "w").close()
+        n += 1
+except OSError as e:
+    print("stopped", errno.errorcode[e.errno], n < 10**6)'
+contains "$OUT" "stopped ENOSPC True" "millions of empty files end with ENOSPC"
+
 # what is (not) visible
 touch "$TMP/host-marker-$$"
 run_acs exec -- /bin/sh -c "for f in /tmp/host-marker-$$ /root /home /etc/shadow /sys; do test -e \$f && echo VISIBLE:\$f; done; ls /dev; hostname; echo listing-done"

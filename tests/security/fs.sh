@@ -6,6 +6,8 @@
 
 echo "host-secret-$MARK" >"$TMP/host-marker"
 chmod 0644 "$TMP/host-marker"
+echo "host-secret-$MARK" >"/dev/shm/acs-marker-$MARK" 2>/dev/null && chmod 0644 "/dev/shm/acs-marker-$MARK"
+trap 'rm -rf "$TMP"; rm -f "/dev/shm/acs-marker-$MARK"' EXIT
 
 pyrun "
 def rd(p):
@@ -17,6 +19,7 @@ tryf('root_ls', lambda: 'LIST:' + ','.join(os.listdir('/root')) if os.listdir('/
 tryf('home_ls', lambda: 'LIST:' + ','.join(os.listdir('/home')) if os.listdir('/home') else 'EMPTY')
 tryf('hostmarker', lambda: rd('$TMP/host-marker'))
 tryf('hostmarker_dir', lambda: 'LIST:' + ','.join(os.listdir('$TMP')))
+tryf('shm_ls', lambda: 'LIST:' + ','.join(os.listdir('/dev/shm')) if os.listdir('/dev/shm') else 'EMPTY')
 tryf('tmp_ls', lambda: 'LIST:' + ','.join(os.listdir('/tmp')) if os.listdir('/tmp') else 'EMPTY')
 res('sys_kernel', os.path.exists('/sys/kernel') or os.path.exists('/sys/fs/cgroup') or os.path.exists('/sys/firmware'))
 def wr(p):
@@ -61,6 +64,7 @@ case $(field home_ls) in LIST:*) fail "/home is visible: $(field home_ls)" ;; ""
 case $(field hostmarker) in READ:*) fail "a host /tmp file is readable inside" ;; "") fail "/tmp marker probe did not run" ;; *) ok "host /tmp marker file is not visible ($(field hostmarker))" ;; esac
 case $(field hostmarker_dir) in LIST:*) fail "the host's /tmp test dir is listable inside" ;; *) ok "the host's /tmp test dir is not there" ;; esac
 lacks "$(field tmp_ls)" "acs-test." "/tmp inside is not the host's /tmp"
+lacks "$(field shm_ls)" "$MARK" "/dev/shm inside is not the host's /dev/shm"
 expect_field sys_kernel False "/sys is absent"
 for k in usr_write usr_bin_write etc_write root_dir_write; do
         expect_not_field $k OK "write refused: $k"
@@ -79,6 +83,41 @@ done
 expect_field dev_tmp_write 1 "control: /tmp inside is writable"
 expect_field workspace_write 1 "control: /workspace is writable"
 test -e "/tmp/acs-inside-$MARK" && fail "a write to /tmp inside reached the host's /tmp" || ok "a write to /tmp inside stays inside"
+
+# --- disk use is bounded (workspace_size, the tmpfs bound) --------------------
+# 40 MiB files (below the file_size rlimit) until the first error: the total
+# must stop near the profile's 128M, with ENOSPC, not fill the host.
+pyrun "
+for d in ('/workspace', '/tmp', '/dev/shm'):
+    total, err = 0, 'NONE'
+    chunk = b'x' * (1 << 20)
+    try:
+        for i in range(12):
+            with open('%s/fill%d' % (d, i), 'wb') as f:
+                for j in range(40):
+                    f.write(chunk)
+                    f.flush()
+                    total += 1
+    except OSError as e:
+        err = errno.errorcode.get(e.errno, str(e.errno))
+    res('fill_' + d.strip('/').replace('/', '_'), '%s:%d' % (err, total))
+    for i in range(12):
+        try:
+            os.unlink('%s/fill%d' % (d, i))
+        except OSError:
+            pass
+print('END')
+"
+reached "disk fill probe"
+for k in fill_workspace fill_tmp fill_dev_shm; do
+        v=$(field $k)
+        mib=${v#*:}
+        case $v in
+        ENOSPC:* | EFBIG:* | EDQUOT:*)
+                if [ "$mib" -le 300 ]; then ok "$k: writing stops at ${mib} MiB (${v%%:*})"; else fail "$k: writing stops near the bound (got $mib MiB)"; fi ;;
+        *) fail "$k: writing 480 MiB must fail (got '$v')" ;;
+        esac
+done
 
 # the same through exec + a shell (the shell profile)
 shrun "cat /etc/shadow 2>/dev/null && echo SHADOW-LEAK; ls /root 2>/dev/null | head -n 3; (set -C; : >/usr/acs-$MARK) 2>/dev/null && rm -f /usr/acs-$MARK && echo USR-WRITABLE; ls /sys 2>/dev/null | head -n 3; echo END"

@@ -123,6 +123,30 @@ reached "exec: environment probe"
 lacks "$OUT" "canary-$MARK" "exec: environment canary not visible"
 unset ACS_CANARY
 
+# --- IPC and cgroup namespaces; host pids unreachable ---------------------------
+shmid=$(ipcmk -M 4096 2>/dev/null | awk '{print $NF}')
+pyrun "
+try:
+    res('sysv_shm', len(open('/proc/sysvipc/shm').read().splitlines()) - 1)
+except OSError as e:
+    res('sysv_shm', errno.errorcode.get(e.errno, '?'))
+res('cgroup', ';'.join(l.split(':', 2)[2] for l in open('/proc/self/cgroup').read().splitlines()))
+tryf('kill_host_pid', lambda: os.kill($$, 0))
+print('END')
+"
+[ -n "$shmid" ] && ipcrm -m "$shmid" 2>/dev/null
+reached "ipc/cgroup probe"
+if [ -n "$shmid" ]; then
+        case $(field sysv_shm) in 0 | ENOENT | EACCES) ok "the host's SysV shared memory is not visible ($(field sysv_shm))" ;;
+        *) fail "the host's SysV shared memory is not visible (got $(field sysv_shm) segments)" ;; esac
+else
+        skip "ipcmk not available"
+fi
+cg=$(field cgroup)
+case ";$cg;" in *";/;"*) ok "cgroup namespace: /proc/self/cgroup is rooted at / ($cg)" ;;
+*) fail "cgroup namespace: /proc/self/cgroup is rooted at / (got '$cg')" ;; esac
+expect_not_field kill_host_pid OK "the host test shell's pid ($$) cannot be signalled"
+
 # --- the pid namespace shows only the sandbox ----------------------------
 pyrun "
 pids = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())

@@ -178,6 +178,45 @@ pyrun "print('after-bomb'); print('END')"
 is "$OUT" "after-bomb
 END" "fork bomb: the next run works"
 
+# --- limits cannot be raised from inside ------------------------------------
+pyrun "
+import resource
+for name in ('RLIMIT_AS', 'RLIMIT_NPROC', 'RLIMIT_NOFILE', 'RLIMIT_FSIZE', 'RLIMIT_CPU'):
+    lim = getattr(resource, name)
+    soft, hard = resource.getrlimit(lim)
+    try:
+        resource.setrlimit(lim, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        res(name, 'RAISED' if hard != resource.RLIM_INFINITY else 'UNLIMITED')
+    except (ValueError, OSError):
+        res(name, 'REFUSED')
+print('END')
+"
+reached "rlimit probe"
+for k in RLIMIT_AS RLIMIT_NPROC RLIMIT_NOFILE RLIMIT_FSIZE RLIMIT_CPU; do
+        expect_field $k REFUSED "$k cannot be raised inside"
+done
+
+# --- an output flood costs the launcher bounded memory -----------------------
+cat >"$TMP/flood.py" <<'EOF'
+import json, resource, subprocess, sys
+code = "import sys\nb = b'x' * (1 << 20)\nfor i in range(300):\n    sys.stdout.buffer.write(b)\n"
+p = subprocess.run([sys.argv[1], "--profile", "unsafe-python", "--json", "-c", code],
+                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+print("flood_json_bytes=%d" % len(p.stdout))
+try:
+    print("flood_truncated=%s" % json.loads(p.stdout)["stdout"]["truncated"])
+except Exception as e:
+    print("flood_truncated=%r" % e)
+print("flood_maxrss_mb=%d" % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024))
+EOF
+OUT=$(python3 "$TMP/flood.py" "$ACS" 2>&1)
+diag "$(printf %s "$OUT" | tr '\n' ' ')"
+expect_field flood_truncated True "300 MiB of output: the report says truncated"
+mb=$(field flood_maxrss_mb)
+if [ -n "$mb" ] && [ "$mb" -lt 100 ]; then ok "300 MiB of output: the launcher stays below 100 MiB ($mb MiB max RSS)"; else fail "300 MiB of output: the launcher stays below 100 MiB (got '$mb')"; fi
+jb=$(field flood_json_bytes)
+if [ -n "$jb" ] && [ "$jb" -lt 10000000 ]; then ok "300 MiB of output: the report is small ($jb bytes)"; else fail "300 MiB of output: the report is small (got '$jb')"; fi
+
 # --- a 10 GiB allocation ----------------------------------------------------
 pyrun "
 print('START', flush=True)
