@@ -625,6 +625,8 @@ static int syntax_finding(const char *src, size_t len, acs_scan_result *ret)
                 for (const char *c = src; nul && c < nul; c++)
                         line += *c == '\n';
         }
+        if (!msg[0] && type && PyType_Check(type))
+                snprintf(msg, sizeof msg, "%s while parsing", ((PyTypeObject *)type)->tp_name);
         Py_XDECREF(type);
         Py_XDECREF(value);
         Py_XDECREF(tb);
