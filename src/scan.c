@@ -201,7 +201,11 @@ struct json_object *acs_scan_result_json(const acs_scan_result *s)
 
 /* ---- acs-launch check ---- */
 
-static int read_source(const char *file, char **ret, size_t *ret_len, acs_error *err)
+/*
+ * Read at most limit bytes: a source longer than max_source is refused
+ * anyway, so there is no point holding all of it.
+ */
+static int read_source(const char *file, size_t limit, char **ret, size_t *ret_len, acs_error *err)
 {
         _cleanup_close_ int fd = -1;
         int in = STDIN_FILENO;
@@ -221,7 +225,9 @@ static int read_source(const char *file, char **ret, size_t *ret_len, acs_error 
                         buf = n;
                         cap = ncap;
                 }
-                ssize_t n = read(in, buf + len, cap - len);
+                if (len >= limit)
+                        break;
+                ssize_t n = read(in, buf + len, (cap - len < limit - len) ? cap - len : limit - len);
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0)
@@ -281,7 +287,7 @@ int acs_cmd_check(const acs_options *o)
                 return 125;
         }
         if (acs_profile_load(o->profile ? o->profile : "default", &p, &err) < 0 ||
-            read_source(file, &src, &len, &err) < 0 ||
+            read_source(file, p->max_source ? p->max_source + 1 : SIZE_MAX, &src, &len, &err) < 0 ||
             acs_scan_source(p, src, len, shown, &res, &err) < 0) {
                 fprintf(stderr, "acs-launch: check: %s\n", err.msg);
                 return err.exit_status ? err.exit_status : 125;
