@@ -28,7 +28,7 @@ static int cmp(const void *a, const void *b)
         return x < y ? -1 : x > y;
 }
 
-/* mode 0: baked BPF; 1: libseccomp build + seccomp_load; 2: install with one extra name */
+/* mode 0: baked BPF; 1: libseccomp build + seccomp_load; 2: install with one extra name (jump table in front of the baked BPF) */
 static double sample(int mode)
 {
         int p[2], st;
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 {
         int n = argc > 1 ? atoi(argv[1]) : 300;
         static const char *names[] = { "baked BPF (prctl only)", "libseccomp build + load",
-                                       "install with [seccomp] deny = acct" };
+                                       "jump table + baked ([seccomp] deny = acct)" };
         double *v = calloc(n, sizeof(double));
 
         if (!v || n < 1)

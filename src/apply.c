@@ -338,7 +338,10 @@ static int apply_put(applier *a, const acs_change *ch, char op)
                         if ((r = give_owner(parent, name, exists ? &st : NULL)) < 0)
                                 return record(a, ch, op, ACS_APPLY_FAILED, r, "chown: %s", strerror(-r));
                 }
-                if (fchmodat(parent, name, safe_mode(ch->mode), 0) < 0)
+                /* through an fd that refused to follow a symlink: a host process
+                 * swapping the directory for a link cannot redirect the chmod */
+                _cleanup_close_ int dfd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (dfd < 0 || fchmod(dfd, safe_mode(ch->mode)) < 0)
                         return record(a, ch, op, ACS_APPLY_FAILED, -errno, "chmod: %m");
                 return record(a, ch, op, ACS_APPLY_DONE, 0, "written");
         }

@@ -173,6 +173,14 @@ int acs_filter_resolve(const char *name)
         return -ENOENT;
 }
 
+bool acs_filter_baseline_denies(int nr)
+{
+        for (size_t i = 0; i < ELEMENTSOF(baseline_deny); i++)
+                if (acs_filter_resolve(baseline_deny[i].name) == nr)
+                        return true;
+        return false;
+}
+
 static int deny_name(scmp_filter_ctx ctx, const char *name, int errno_ret, acs_error *err)
 {
         int nr = acs_filter_resolve(name), r;

@@ -22,3 +22,6 @@ int acs_filter_export(scmp_filter_ctx ctx, struct sock_filter **ret, size_t *ret
  * (vm86, stime, ... on x86_64: only reachable through a killed ABI).
  */
 int acs_filter_resolve(const char *name);
+
+/* nr is denied unconditionally by the baseline (with its own errno). */
+bool acs_filter_baseline_denies(int nr);

@@ -1,14 +1,30 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Loading the seccomp filter. The rules live in filter-rules.c; this file
- * picks the BPF program generated from them at build time (src/filter-bpf.h,
- * written by src/gen-filter) when the profile adds nothing, and builds one
- * with libseccomp at run time otherwise. The baked program saves about
- * 90 µs per run (performance-notes.md) and needs no allocation, which
- * matters in a CLONE_VM child that shares the launcher's heap.
+ * Loading the seccomp filter. The rules live in filter-rules.c and are
+ * compiled by libseccomp at build time into src/filter-bpf.h (written by
+ * src/gen-filter), one program per network mode. At run time nothing is
+ * built: the launcher loads that program with one prctl. Building with
+ * libseccomp at run time costs about 1.5 ms per run here for this rule set
+ * (bench/filter-bench; performance-notes.md measured 90 µs for a smaller
+ * one) and allocates, which matters in a CLONE_VM/vfork child that shares
+ * its parent's heap.
+ *
+ * A profile's [seccomp] deny list is put in front of the baked program as a
+ * short jump table:
+ *
+ *      ld  arch;  jeq NATIVE ? next : skip the table
+ *      ld  nr;    (jeq NR_i ? ret ERRNO(EPERM) : next)*
+ *      <the baked program>
+ *
+ * Calls of another ABI, and x32 calls (their nr carries __X32_SYSCALL_BIT,
+ * so it never equals a native number), fall through to the baked program,
+ * which kills them. Names the baseline already denies are left to the
+ * baseline, which keeps its errno (clone3 must stay ENOSYS). The unit test
+ * checks that this gives the same answer as libseccomp building everything.
  */
 #include <errno.h>
 #include <linux/seccomp.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -24,12 +40,61 @@ static bool no_extra(const acs_filter_opts *o)
 
 int acs_filter_validate_names(char *const *names, acs_error *err)
 {
-        for (char *const *n = names; n && *n; n++) {
-                int nr = acs_filter_resolve(*n);
-                if (nr == -ENOENT)
+        for (char *const *n = names; n && *n; n++)
+                if (acs_filter_resolve(*n) == -ENOENT)
                         return acs_error_set(err, -EINVAL, "seccomp",
                                              "[seccomp] deny: unknown syscall '%s'", *n);
+        return 0;
+}
+
+static void baked(bool net_none, const struct sock_filter **ret, size_t *ret_len)
+{
+        if (net_none) {
+                *ret = acs_bpf_net_none;
+                *ret_len = ELEMENTSOF(acs_bpf_net_none);
+        } else {
+                *ret = acs_bpf_net_loopback;
+                *ret_len = ELEMENTSOF(acs_bpf_net_loopback);
         }
+}
+
+/* The deny table in front of the baked program (see the top of this file). */
+static int prepare_prefixed(const acs_filter_opts *o, acs_filter_prog *ret, acs_error *err)
+{
+        const struct sock_filter *base;
+        size_t base_len, n = 0, i = 0, total;
+        struct sock_filter *p;
+
+        baked(o->net_none, &base, &base_len);
+        for (char **s = o->extra_deny; *s; s++) {
+                int nr = acs_filter_resolve(*s);
+                if (nr == -ENOENT)
+                        return acs_error_set(err, -EINVAL, "seccomp", "unknown syscall '%s'", *s);
+                n++;
+        }
+        total = 4 + 2 * n + base_len;
+        if (total > BPF_MAXINSNS)
+                return acs_error_set(err, -E2BIG, "seccomp", "[seccomp] deny: too many names");
+        p = malloc(total * sizeof(*p));
+        if (!p)
+                return acs_error_set(err, -ENOMEM, "seccomp", "out of memory");
+
+        p[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+        p[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ACS_BPF_AUDIT_ARCH, 1, 0);
+        size_t skip_at = i++; /* ja over the table; filled in below */
+        p[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+        for (char **s = o->extra_deny; *s; s++) {
+                int nr = acs_filter_resolve(*s);
+                if (nr < 0 || acs_filter_baseline_denies(nr))
+                        continue; /* a foreign-ABI-only name, or the baseline's errno stays */
+                p[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 1);
+                p[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+        }
+        p[skip_at] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, (uint32_t)(i - skip_at - 1));
+        memcpy(p + i, base, base_len * sizeof(*p));
+        i += base_len;
+
+        *ret = (acs_filter_prog){ .fprog = { .len = (unsigned short)i, .filter = p }, .owned = p };
         return 0;
 }
 
@@ -56,20 +121,16 @@ int acs_filter_prepare_runtime(const acs_filter_opts *o, acs_filter_prog *ret, a
 
 int acs_filter_prepare(const acs_filter_opts *o, acs_filter_prog *ret, acs_error *err)
 {
-        if (!no_extra(o))
-                return acs_filter_prepare_runtime(o, ret, err);
+        const struct sock_filter *base;
+        size_t len;
 
+        if (!no_extra(o))
+                return prepare_prefixed(o, ret, err);
+        baked(o->net_none, &base, &len);
         /* The kernel copies the program; the cast only satisfies sock_fprog. */
-        if (o->net_none)
-                *ret = (acs_filter_prog){
-                        .fprog = { .len = ELEMENTSOF(acs_bpf_net_none),
-                                   .filter = (struct sock_filter *)(uintptr_t)acs_bpf_net_none },
-                };
-        else
-                *ret = (acs_filter_prog){
-                        .fprog = { .len = ELEMENTSOF(acs_bpf_net_loopback),
-                                   .filter = (struct sock_filter *)(uintptr_t)acs_bpf_net_loopback },
-                };
+        *ret = (acs_filter_prog){
+                .fprog = { .len = (unsigned short)len, .filter = (struct sock_filter *)(uintptr_t)base },
+        };
         return 0;
 }
 
@@ -93,21 +154,12 @@ void acs_filter_prog_done(acs_filter_prog *p)
 
 int acs_filter_install(const acs_filter_opts *o, acs_error *err)
 {
-        acs_filter_prog prog;
-        scmp_filter_ctx ctx = NULL;
+        acs_filter_prog prog = { 0 };
         int r;
 
-        if (no_extra(o)) {
-                r = acs_filter_prepare(o, &prog, err);
-                return r < 0 ? r : acs_filter_load(&prog, err);
-        }
-        /* Profile additions: build now and let libseccomp load it directly. */
-        r = acs_filter_build(o, &ctx, err);
-        if (r < 0)
-                return r;
-        r = seccomp_load(ctx);
-        seccomp_release(ctx);
-        if (r < 0)
-                return acs_error_errno(err, r, "seccomp", "loading the seccomp filter");
-        return 0;
+        r = acs_filter_prepare(o, &prog, err);
+        if (r >= 0)
+                r = acs_filter_load(&prog, err);
+        acs_filter_prog_done(&prog);
+        return r;
 }

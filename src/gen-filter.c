@@ -47,6 +47,8 @@ int main(void)
                "%u.%u.%u. Do not edit. */\n"
                "#pragma once\n#include <linux/filter.h>\n\n",
                v->major, v->minor, v->micro);
+        /* the native ABI's audit arch (libseccomp's arch tokens are these values) */
+        printf("#define ACS_BPF_AUDIT_ARCH 0x%08xU\n\n", seccomp_arch_native());
         if (emit(stdout, "acs_bpf_net_none", true) < 0 ||
             emit(stdout, "acs_bpf_net_loopback", false) < 0)
                 return 1;

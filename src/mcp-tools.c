@@ -18,6 +18,8 @@
 
 #include "jsonrpc.h"
 #include "mcp-tools.h"
+#include "scan.h"
+#include "src/mcp-schemas.h" /* generated in the build tree from doc/report.schema.json */
 
 static const char *const supported_versions[] = { "2025-06-18", "2025-03-26", "2024-11-05" };
 
@@ -93,52 +95,6 @@ static const char inspect_input[] =
         PROFILE_PROP("whose rules apply (default: the server's --profile)")
         "},\"required\":[\"code\"],\"additionalProperties\":false}";
 
-#define NUM_OR_NULL "{\"type\":[\"number\",\"null\"]}"
-#define INT_OR_NULL "{\"type\":[\"integer\",\"null\"]}"
-#define FINDING_SCHEMA                                                                                \
-        "{\"type\":\"object\",\"properties\":{\"rule\":{\"type\":\"string\"},"                       \
-        "\"name\":{\"type\":[\"string\",\"null\"]},\"line\":{\"type\":[\"integer\",\"null\"]},"       \
-        "\"col\":{\"type\":[\"integer\",\"null\"]},\"message\":{\"type\":\"string\"}},"               \
-        "\"required\":[\"rule\",\"message\"]}"
-#define STREAM_SCHEMA                                                                                 \
-        "{\"type\":[\"object\",\"null\"],\"properties\":{\"text\":{\"type\":[\"string\",\"null\"]}," \
-        "\"bytes\":" INT_OR_NULL ",\"tokens\":" INT_OR_NULL ","                                     \
-        "\"truncated\":{\"type\":[\"boolean\",\"null\"]},\"omitted_bytes\":" INT_OR_NULL "}}"
-#define SCAN_PROPS                                                                                    \
-        "\"verdict\":{\"type\":\"string\",\"enum\":[\"pass\",\"reject\",\"warn\",\"skipped\"]},"     \
-        "\"ms\":" NUM_OR_NULL ","                                                                     \
-        "\"findings\":{\"type\":\"array\",\"items\":" FINDING_SCHEMA "}"
-#define FILE_LIST "{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"             \
-        "\"path\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"required\":[\"path\"]}}"
-
-/* Mirrors doc/report.schema.json (interfaces.md §3), acs-report/1. */
-static const char report_output[] =
-        "{\"type\":\"object\",\"description\":\"acs-launch run report (acs-report/1)\","
-        "\"properties\":{"
-        "\"schema\":{\"type\":\"string\",\"const\":\"" ACS_REPORT_SCHEMA "\"},"
-        "\"status\":{\"type\":\"string\",\"enum\":[\"exited\",\"timeout\",\"signaled\",\"memory\","
-        "\"rejected\",\"error\"]},"
-        "\"exit_code\":{\"type\":[\"integer\",\"null\"]},"
-        "\"signal\":{\"type\":[\"integer\",\"string\",\"null\"]},"
-        "\"profile\":{\"type\":[\"string\",\"null\"]},"
-        "\"scan\":{\"type\":[\"object\",\"null\"],\"properties\":{" SCAN_PROPS "}},"
-        "\"stdout\":" STREAM_SCHEMA ","
-        "\"stderr\":" STREAM_SCHEMA ","
-        "\"files\":{\"type\":[\"object\",\"null\"],\"properties\":{\"added\":" FILE_LIST
-        ",\"modified\":" FILE_LIST ",\"deleted\":" FILE_LIST
-        ",\"patch\":{\"type\":[\"string\",\"null\"]}}},"
-        "\"limits\":{\"type\":[\"object\",\"null\"]},"
-        "\"usage\":{\"type\":[\"object\",\"null\"]},"
-        "\"timings\":{\"type\":[\"object\",\"null\"]},"
-        "\"error\":{\"type\":[\"string\",\"null\"]}"
-        "},\"required\":[\"schema\",\"status\"]}";
-
-static const char scan_output[] =
-        "{\"type\":\"object\",\"description\":\"acs-launch scan result (acs-scan/1)\","
-        "\"properties\":{\"schema\":{\"type\":\"string\",\"const\":\"acs-scan/1\"},"
-        "\"profile\":{\"type\":\"string\"}," SCAN_PROPS "},"
-        "\"required\":[\"schema\",\"verdict\",\"findings\"]}";
-
 static const struct tool_def {
         const char *name, *title, *description, *input, *output;
         bool read_only;
@@ -149,18 +105,18 @@ static const struct tool_def {
                 "report. The code is first checked by an AST scan against the profile (imports, "
                 "dangerous builtins and attributes); a refusal lists each finding with line and column. "
                 "No network, a private /workspace, time and memory limits.",
-                python_input, report_output, false },
+                python_input, acs_mcp_report_schema, false },
         [ACS_TOOL_COMMAND] = {
                 "execute_command", "Run a shell command in a sandbox",
                 "Run a shell command with /bin/sh -c in a fresh, isolated sandbox (profile 'shell': "
                 "/bin/sh and coreutils, no network, a private /workspace) and return its clipped "
                 "output and a report.",
-                command_input, report_output, false },
+                command_input, acs_mcp_report_schema, false },
         [ACS_TOOL_INSPECT] = {
                 "inspect_code_security", "Check Python code against a profile",
                 "Check Python 3 code against a profile's rules without running it: returns the "
                 "verdict and each finding (rule, name, line, column, message).",
-                inspect_input, scan_output, true },
+                inspect_input, acs_mcp_check_schema, true },
 };
 
 static struct json_object *tool_to_json(const struct tool_def *d)
@@ -354,97 +310,56 @@ struct json_object *acs_mcp_error_result(const char *message)
         return text_result(message, NULL, true);
 }
 
+/* What the model should do next, for the outcomes it can fix. */
+static const char *hint(const acs_report *r)
+{
+        switch (r->status) {
+        case ACS_STATUS_REJECTED:
+                return "Nothing ran. Rewrite the code without the constructs listed above, or pass a "
+                       "\"profile\" that allows them.\n";
+        case ACS_STATUS_TIMEOUT:
+                return "The program was killed at the time limit. Make it faster or pass a larger "
+                       "\"timeout\" (seconds).\n";
+        case ACS_STATUS_MEMORY:
+                return "The program was killed at the memory limit. Use less memory.\n";
+        default:
+                return NULL;
+        }
+}
+
 struct json_object *acs_mcp_run_result(const acs_report *rep)
 {
-        struct json_object *structured = acs_report_to_json(rep);
+        struct json_object *structured = acs_report_to_json(rep), *r;
         bool failed = !(rep->status == ACS_STATUS_EXITED && rep->exit_code == 0);
-        char *text = acs_mcp_summary(rep);
-        struct json_object *r;
+        _cleanup_free_ char *summary = acs_report_summary(rep);
+        _cleanup_free_ char *text = NULL;
+        const char *h = hint(rep);
 
-        if (!structured || !text) {
+        if (!structured || !summary || asprintf(&text, "%s%s", summary, h ? h : "") < 0) {
                 json_object_put(structured);
-                free(text);
                 return acs_mcp_error_result("acs-launch: out of memory building the result");
         }
         r = text_result(text, structured, failed);
-        free(text);
         return r;
 }
 
-static const char *verdict_name(acs_verdict v)
+struct json_object *acs_mcp_scan_result(const char *profile, const char *file, const acs_scan_result *scan)
 {
-        switch (v) {
-        case ACS_VERDICT_PASS:
-                return "pass";
-        case ACS_VERDICT_REJECT:
-                return "reject";
-        case ACS_VERDICT_WARN:
-                return "warn";
-        case ACS_VERDICT_SKIPPED:
-        default:
-                return "skipped";
-        }
-}
-
-/* Append bytes as readable UTF-8: invalid bytes and control characters become \xNN. */
-static void put_escaped(FILE *f, const char *s, size_t len, bool keep_newlines)
-{
-        const unsigned char *p = (const unsigned char *)s, *end = p + len;
-
-        while (p < end) {
-                size_t n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 :
-                           (*p & 0xf8) == 0xf0 ? 4 : 0;
-                bool valid = n > 0 && (size_t)(end - p) >= n && !(n == 2 && *p < 0xc2);
-
-                for (size_t i = 1; valid && i < n; i++)
-                        valid = (p[i] & 0xc0) == 0x80;
-                if (valid && n == 1 && (*p < 0x20 || *p == 0x7f) &&
-                    !(keep_newlines && (*p == '\n' || *p == '\t')))
-                        valid = false;
-                if (!valid) {
-                        fprintf(f, "\\x%02x", *p++);
-                        continue;
-                }
-                fwrite(p, 1, n, f);
-                p += n;
-        }
-}
-
-static void put_findings(FILE *f, const acs_scan_result *scan)
-{
-        for (size_t i = 0; i < scan->n_findings; i++) {
-                const acs_finding *x = &scan->findings[i];
-
-                fprintf(f, "- line %d, col %d: ", x->line, x->col);
-                put_escaped(f, x->message ? x->message : "", strlen(x->message ? x->message : ""), false);
-                fprintf(f, " [%s%s%s]\n", x->rule ? x->rule : "finding", x->name ? ": " : "",
-                        x->name ? x->name : "");
-        }
-}
-
-struct json_object *acs_mcp_scan_result(const char *profile, const acs_scan_result *scan)
-{
-        struct json_object *o = json_object_new_object(), *arr = json_object_new_array(), *r;
+        struct json_object *o = json_object_new_object(), *sj = acs_scan_result_json(scan);
+        const char *verdict = acs_verdict_to_string(scan->verdict);
         char *text = NULL;
         size_t len = 0;
         FILE *f;
 
-        json_object_object_add(o, "schema", json_object_new_string("acs-scan/1"));
-        json_object_object_add(o, "profile", json_object_new_string(profile));
-        json_object_object_add(o, "verdict", json_object_new_string(verdict_name(scan->verdict)));
-        json_object_object_add(o, "ms", json_object_new_double(scan->ms));
-        for (size_t i = 0; i < scan->n_findings; i++) {
-                const acs_finding *x = &scan->findings[i];
-                struct json_object *fo = json_object_new_object();
-
-                json_object_object_add(fo, "rule", json_object_new_string(x->rule ? x->rule : "finding"));
-                json_object_object_add(fo, "name", x->name ? json_object_new_string(x->name) : NULL);
-                json_object_object_add(fo, "line", json_object_new_int(x->line));
-                json_object_object_add(fo, "col", json_object_new_int(x->col));
-                json_object_object_add(fo, "message", json_object_new_string(x->message ? x->message : ""));
-                json_object_array_add(arr, fo);
+        if (!o || !sj) {
+                json_object_put(o);
+                json_object_put(sj);
+                return NULL;
         }
-        json_object_object_add(o, "findings", arr);
+        json_object_object_add(o, "schema", json_object_new_string("acs-check/1"));
+        json_object_object_add(o, "profile", json_object_new_string(profile));
+        json_object_object_add(o, "file", json_object_new_string(file));
+        json_object_object_add(o, "scan", sj);
 
         f = open_memstream(&text, &len);
         if (!f) {
@@ -455,115 +370,24 @@ struct json_object *acs_mcp_scan_result(const char *profile, const acs_scan_resu
                 fprintf(f, "Verdict: reject. Profile %s would refuse this code (%zu finding%s); nothing ran:\n",
                         profile, scan->n_findings, scan->n_findings == 1 ? "" : "s");
         else if (scan->n_findings > 0)
-                fprintf(f, "Verdict: %s under profile %s, with %zu warning%s:\n", verdict_name(scan->verdict),
-                        profile, scan->n_findings, scan->n_findings == 1 ? "" : "s");
+                fprintf(f, "Verdict: %s under profile %s, with %zu finding%s (the profile would still run it):\n",
+                        verdict, profile, scan->n_findings, scan->n_findings == 1 ? "" : "s");
         else
-                fprintf(f, "Verdict: %s under profile %s: no findings; nothing ran.\n",
-                        verdict_name(scan->verdict), profile);
-        put_findings(f, scan);
-        fclose(f);
-        r = text_result(text ? text : "", o, false);
-        free(text);
-        return r;
-}
+                fprintf(f, "Verdict: %s under profile %s: no findings. Nothing ran.\n", verdict, profile);
+        for (size_t i = 0; i < scan->n_findings; i++) {
+                const acs_finding *x = &scan->findings[i];
 
-static void put_stream(FILE *f, const char *name, const acs_stream_result *s)
-{
-        if (s->bytes == 0 && s->text_len == 0)
-                return;
-        fprintf(f, "--- %s (%llu bytes", name, (unsigned long long)s->bytes);
-        if (s->truncated)
-                fprintf(f, "; TRUNCATED: %llu bytes, %llu lines omitted from the middle",
-                        (unsigned long long)s->omitted_bytes, (unsigned long long)s->omitted_lines);
-        fputs(") ---\n", f);
-        if (s->text) {
-                put_escaped(f, s->text, s->text_len, true);
-                if (s->text_len > 0 && s->text[s->text_len - 1] != '\n')
-                        fputc('\n', f);
-        }
-}
-
-static void put_changes(FILE *f, const char *what, const acs_change *c, size_t n)
-{
-        const size_t shown = 20;
-
-        if (n == 0)
-                return;
-        fprintf(f, "%s:", what);
-        for (size_t i = 0; i < n && i < shown; i++) {
-                fputs(i ? ", " : " ", f);
-                put_escaped(f, c[i].path, c[i].path_len, false);
-                if (c[i].type == ACS_FT_FILE)
-                        fprintf(f, " (%llu bytes)", (unsigned long long)c[i].size);
-                else if (c[i].type == ACS_FT_DIR)
-                        fputc('/', f);
-        }
-        if (n > shown)
-                fprintf(f, " and %zu more", n - shown);
-        fputc('\n', f);
-}
-
-static void put_verdict(FILE *f, const acs_report *r)
-{
-        const char *profile = r->profile ? r->profile : "?";
-        const char *sig = r->signal > 0 ? sigabbrev_np(r->signal) : NULL;
-
-        switch (r->status) {
-        case ACS_STATUS_EXITED:
-                fprintf(f, "Exit status %d (profile %s, %.1f ms).\n", r->exit_code, profile, r->wall_ms);
-                break;
-        case ACS_STATUS_TIMEOUT:
-                fprintf(f, "TIMED OUT after %g s (wall-clock limit) and killed; profile %s. Make the code "
-                        "faster or pass a larger \"timeout\".\n", r->limits.timeout_s, profile);
-                break;
-        case ACS_STATUS_SIGNALED:
-                fprintf(f, "KILLED by signal %d (SIG%s); profile %s.\n", r->signal, sig ? sig : "?", profile);
-                break;
-        case ACS_STATUS_MEMORY:
-                fprintf(f, "KILLED: memory limit of %llu MiB exceeded (enforced by %s); profile %s.\n",
-                        (unsigned long long)(r->limits.memory >> 20),
-                        r->limits.memory_enforced ? r->limits.memory_enforced : "?", profile);
-                break;
-        case ACS_STATUS_REJECTED:
-                fprintf(f, "REFUSED by the security scan of profile %s; nothing ran. Rewrite the code without "
-                        "these constructs (or use a profile that allows them):\n", profile);
-                put_findings(f, &r->scan);
-                break;
-        case ACS_STATUS_ERROR:
-        default:
-                fputs("acs-launch could not run it: ", f);
-                put_escaped(f, r->error ? r->error : "unknown error", strlen(r->error ? r->error : "unknown error"),
-                            false);
-                fputc('\n', f);
-                break;
-        }
-}
-
-char *acs_mcp_summary(const acs_report *r)
-{
-        char *text = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&text, &len);
-
-        if (!f)
-                return NULL;
-        put_verdict(f, r);
-        if (r->status != ACS_STATUS_REJECTED && r->scan.n_findings > 0) {
-                fputs("Scan warnings:\n", f);
-                put_findings(f, &r->scan);
-        }
-        put_stream(f, "stdout", &r->out);
-        put_stream(f, "stderr", &r->err);
-        if (r->status != ACS_STATUS_REJECTED && r->out.bytes == 0 && r->err.bytes == 0)
-                fputs("(no output)\n", f);
-        if (r->have_files) {
-                put_changes(f, "Files added in /workspace", r->files.added, r->files.n_added);
-                put_changes(f, "Files modified", r->files.modified, r->files.n_modified);
-                put_changes(f, "Files deleted", r->files.deleted, r->files.n_deleted);
+                fprintf(f, "  line %d col %d: [%s] %s\n", x->line, x->col, x->rule ? x->rule : "",
+                        x->message ? x->message : (x->name ? x->name : ""));
         }
         if (fclose(f) != 0) {
                 free(text);
+                json_object_put(o);
                 return NULL;
         }
-        return text;
+        {
+                struct json_object *r = text_result(text, o, false);
+                free(text);
+                return r;
+        }
 }

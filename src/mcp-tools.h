@@ -42,10 +42,11 @@ struct json_object *acs_mcp_tools_list_result(void);
 int acs_mcp_parse_call(struct json_object *params, acs_mcp_call *ret, int *ret_code, char *ret_msg,
                        size_t msg_size);
 
-/* CallToolResult for a finished run, a scan, or a failure before any report. */
+/*
+ * CallToolResult for a finished run (text: acs_report_summary() plus what to
+ * do next; isError unless it exited 0), a scan, or a failure before any report.
+ */
 struct json_object *acs_mcp_run_result(const acs_report *rep);
-struct json_object *acs_mcp_scan_result(const char *profile, const acs_scan_result *scan);
+/* inspect_code_security: structuredContent is what `acs-launch check --json` prints (acs-check/1). */
+struct json_object *acs_mcp_scan_result(const char *profile, const char *file, const acs_scan_result *scan);
 struct json_object *acs_mcp_error_result(const char *message);
-
-/* The concise text an agent reads: verdict, clipped output, files changed. Caller frees. */
-char *acs_mcp_summary(const acs_report *rep);

@@ -50,7 +50,7 @@ static struct json_object *inspect(const acs_profile *p, const acs_mcp_call *c)
 
         if (acs_scan_source(p, c->code, c->code_len, "<string>", &scan, &err) < 0)
                 return error_result("The scan failed (%s): %s", err.stage, err.msg);
-        r = acs_mcp_scan_result(p->name ? p->name : profile_for(NULL, c), &scan);
+        r = acs_mcp_scan_result(p->name ? p->name : c->profile ? c->profile : "default", "<string>", &scan);
         acs_scan_result_done(&scan);
         return r;
 }

@@ -93,10 +93,14 @@ const acs_profile_key acs_profile_key_table[] = {
                  "gi_frame gi_code cr_frame cr_code ag_frame ag_code "
                  "os _os sys _sys builtins bltns _builtins io _io codecs inspect importlib _imp "
                  "types _types _thread warnings _warnings marshal linecache tokenize _locale "
-                 "subprocess _posixsubprocess",
+                 "subprocess _posixsubprocess "
+                 "attrgetter methodcaller get_type_hints ForwardRef _eval_type _create_fn "
+                 "_dataclasses singledispatch singledispatchmethod get_field vformat Formatter",
           .doc = "Attribute names the code may not touch: the usual ways out of a "
                  "restricted namespace, and the names under which allowed modules "
-                 "re-export os, sys and builtins (random._os, collections._sys, ...)." },
+                 "re-export os, sys and builtins (random._os, collections._sys, ...), "
+                 "and helpers that reach attributes or evaluate code from strings "
+                 "(operator.attrgetter, typing.get_type_hints, string.Formatter.get_field)." },
         { "scan", "max_source", ACS_KEY_SIZE, OFF(max_source), .min = 1, .def = "1M",
           .doc = "The largest source the scan accepts; a larger program is refused." },
 
@@ -111,9 +115,9 @@ const acs_profile_key acs_profile_key_table[] = {
                  "directory; \\fB\\-S\\fR skips the site module." },
 
         { "filesystem", "ro_bind", ACS_KEY_PATHS, OFF(ro_bind), .def = "/usr /etc/ssl",
-          .doc = "Host paths shown read-only at the same place. The launcher adds the "
-                 "/bin, /lib, /lib64 and /sbin symlinks into /usr of a merged-/usr "
-                 "system itself." },
+          .doc = "Host paths shown read-only at the same place; one missing on the host "
+                 "is skipped. The launcher adds the /bin, /lib, /lib64 and /sbin symlinks "
+                 "into /usr of a merged-/usr system itself." },
         { "filesystem", "tmpfs", ACS_KEY_PATHS, OFF(tmpfs), .def = "/tmp",
           .doc = "Empty writable tmpfs directories." },
         { "filesystem", "workspace", ACS_KEY_ENUM, OFF(workspace), ws_modes, .def = "overlay",
@@ -154,8 +158,9 @@ const acs_profile_key acs_profile_key_table[] = {
         { "limits", "open_files", ACS_KEY_UINT, OFF(open_files), .min = 8, .max = 1 << 20,
           .def = "64", .doc = "Most open file descriptors (RLIMIT_NOFILE)." },
 
-        { "output", "max_tokens", ACS_KEY_UINT, OFF(max_tokens), .zero_is_none = true,
-          .max = UINT32_MAX, .def = "1000",
+        /* the output shield caps its budget at 4M tokens (clip.h) */
+        { "output", "max_tokens", ACS_KEY_UINT, OFF(max_tokens), .min = 1, .max = 4 << 20,
+          .def = "1000",
           .doc = "Token budget for stdout and stderr together; longer output is clipped "
                  "in the middle and the report says how much was left out." },
         { "output", "ansi", ACS_KEY_ENUM, OFF(ansi), ansi_modes, .def = "strip",

@@ -476,7 +476,7 @@ int acs_profile_parse(const char *text, const char *filename, const char *name,
 
 static int push_dir(char ***v, const char *dir)
 {
-        if (!dir || dir[0] != '/' || acs_strv_contains(*v, dir))
+        if (!dir || !*dir || acs_strv_contains(*v, dir))
                 return 0;
         return acs_strv_push(v, dir);
 }
@@ -697,7 +697,7 @@ int acs_profile_list(FILE *out, acs_error *err)
                                      p->description && *p->description ? p->description : "-");
                 if (r < 0)
                         return acs_error_set(err, -ENOMEM, "profile", "out of memory");
-                if (strlen(descs[i]) > dwidth)
+                if (strlen(descs[i]) > dwidth && strlen(descs[i]) <= 72)
                         dwidth = strlen(descs[i]);
         }
         if (n_names)

@@ -51,7 +51,7 @@ typedef struct acs_profile {
         uint64_t open_files; /* >= 8 */
 
         /* [output] */
-        uint64_t max_tokens; /* 0 = no clipping */
+        uint64_t max_tokens; /* 1 .. 4M */
         acs_ansi_mode ansi;
 
         /* [network] */

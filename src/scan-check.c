@@ -22,23 +22,35 @@ static void walk_any(walk *w, PyObject *o)
         }
 }
 
-/* Walk every field of node except `skip` (an S_ index, or -1). */
+/*
+ * Walk every child of node except field `skip` (an S_ index, or -1). The
+ * node's instance dict holds exactly its fields and positions; iterating it
+ * avoids a getattr per field (this loop is most of the walk's cost).
+ */
 static void walk_fields(walk *w, PyObject *node, int skip)
 {
-        PyObject *fields = get((PyObject *)Py_TYPE(node), S__fields);
-        for (Py_ssize_t i = 0; fields && PyTuple_Check(fields) && i < PyTuple_GET_SIZE(fields); i++) {
-                PyObject *f = PyTuple_GET_ITEM(fields, i);
-                if (skip >= 0 && f == C.s[skip])
-                        continue;
-                PyObject *v = PyObject_GetAttr(node, f);
-                if (!v) {
-                        PyErr_Clear();
-                        continue;
-                }
-                walk_any(w, v);
-                Py_DECREF(v);
+        PyObject *d = PyObject_GenericGetDict(node, NULL), *k, *v;
+        Py_ssize_t pos = 0;
+        if (!d) {
+                PyErr_Clear();
+                return;
         }
-        Py_XDECREF(fields);
+        while (PyDict_Next(d, &pos, &k, &v) && !w->err) {
+                if (PyList_Check(v)) {
+                        if (skip >= 0 && PyUnicode_Compare(k, C.s[skip]) == 0)
+                                continue;
+                        Py_INCREF(v);
+                        walk_any(w, v);
+                        Py_DECREF(v);
+                } else if (is_ast(v)) {
+                        if (skip >= 0 && PyUnicode_Compare(k, C.s[skip]) == 0)
+                                continue;
+                        Py_INCREF(v);
+                        walk_node(w, v);
+                        Py_DECREF(v);
+                }
+        }
+        Py_DECREF(d);
 }
 
 static void walk_field(walk *w, PyObject *node, int s)
@@ -76,102 +88,12 @@ static bool is_builtins_name(PyObject *node)
         return id && strcmp(id, "__builtins__") == 0;
 }
 
-static bool denied_builtin(walk *w, const char *name)
+bool denied_builtin(walk *w, const char *name)
 {
         for (char *const *v = w->p->deny_builtins; v && *v; v++)
                 if (strcmp(*v, name) == 0)
                         return true;
         return false;
-}
-
-/* ---- imports: every form, at any depth (the walk reaches them all) ---- */
-
-static void alias_set(walk *w, const char *name, const char *module)
-{
-        PyObject *v = PyUnicode_FromString(module);
-        if (!v || PyDict_SetItemString(w->aliases, name, v) < 0)
-                w->err = -ENOMEM;
-        Py_XDECREF(v);
-}
-
-static void check_module_name(walk *w, PyObject *node, const char *dotted)
-{
-        if (!acs_rules_import_allowed(w->p, dotted))
-                report_at(w, node, R_IMPORT, dotted);
-}
-
-static void check_import(walk *w, PyObject *node)
-{
-        PyObject *names = get(node, S_names);
-        for (Py_ssize_t i = 0; names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++) {
-                PyObject *a = PyList_GET_ITEM(names, i);
-                const char *n = get_str(a, S_name), *as = get_str(a, S_asname);
-                if (!n)
-                        continue;
-                check_module_name(w, node, n);
-                if (as) {
-                        alias_set(w, as, n);
-                } else {
-                        char first[256];
-                        snprintf(first, sizeof first, "%.*s", (int)strcspn(n, "."), n);
-                        alias_set(w, first, first);
-                }
-        }
-        Py_XDECREF(names);
-}
-
-/* A name taken out of a module: the same rules as module.name. */
-static void check_from_name(walk *w, PyObject *node, const char *mod, const char *n)
-{
-        const char *rule = acs_rules_classify_attr(w->p, n);
-        if (rule)
-                report_at(w, node, rule, n);
-        else if (acs_rules_is_private(n)) {
-                int line, col;
-                node_pos(node, &line, &col);
-                report(w, line, col, R_PRIVATE, n, "'%s' is a private name of module '%s'; %s", n,
-                       mod, acs_rules_hint(R_PRIVATE, n));
-        } else if (acs_rules_dangerous_module(n, false) && !acs_rules_import_allowed(w->p, n)) {
-                int line, col;
-                node_pos(node, &line, &col);
-                report(w, line, col, R_IMPORT, n,
-                       "'from %s import %s' reaches module '%s', which profile %s does not allow (allowed: %s)",
-                       mod, n, n, PNAME(w), w->allowed);
-        }
-        if (strcmp(mod, "builtins") == 0 && denied_builtin(w, n))
-                report_at(w, node, R_BUILTIN, n);
-}
-
-static void check_import_from(walk *w, PyObject *node)
-{
-        const char *mod = get_str(node, S_module);
-        int level = get_int(node, S_level);
-        if (level > 0) {
-                char name[300];
-                snprintf(name, sizeof name, "%.*s%s", level > 8 ? 8 : level, "........",
-                         mod ? mod : "");
-                int line, col;
-                node_pos(node, &line, &col);
-                report(w, line, col, R_IMPORT, name,
-                       "relative import '%s' is not allowed: the program runs as __main__, not in a package (allowed: %s)",
-                       name, w->allowed);
-                return;
-        }
-        if (!mod || strcmp(mod, "__future__") == 0)
-                return;
-        check_module_name(w, node, mod);
-        PyObject *names = get(node, S_names);
-        for (Py_ssize_t i = 0; names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++) {
-                PyObject *a = PyList_GET_ITEM(names, i);
-                const char *n = get_str(a, S_name), *as = get_str(a, S_asname);
-                if (!n || strcmp(n, "*") == 0)
-                        continue;
-                check_from_name(w, node, mod, n);
-                char full[512];
-                snprintf(full, sizeof full, "%s.%s", mod, n);
-                alias_set(w, as ? as : n, full);
-        }
-        Py_XDECREF(names);
 }
 
 /* ---- attribute names, however they are spelled ---- */
@@ -193,7 +115,17 @@ static void check_attr_name(walk *w, PyObject *node, PyObject *recv, const char 
                 return;
         if (is_builtins_name(recv) && denied_builtin(w, attr))
                 report_at(w, node, R_BUILTIN, attr);
-        const char *rid = name_id(recv);
+        /* statistics.random._os: judge a chain by the name it starts from */
+        PyObject *root = recv;
+        Py_INCREF(root);
+        for (int i = 0; i < 16 && is(root, T_Attribute); i++) {
+                PyObject *v = get(root, S_value);
+                Py_DECREF(root);
+                if (!(root = v))
+                        return;
+        }
+        const char *rid = name_id(root);
+        Py_DECREF(root); /* rid stays valid: the tree holds the Name */
         if (rid && (acs_rules_is_private(attr) || acs_rules_dangerous_module(attr, false) ||
                     denied_builtin(w, attr))) {
                 add_cand(w, CAND_MODULE_ATTR, rid, attr, node);
@@ -274,6 +206,68 @@ static void check_format_string(walk *w, PyObject *node, PyObject *str)
         acs_rules_format_attrs(s, format_cb, &u);
 }
 
+static void walk_tree(walk *w);
+static void walk_done(walk *w);
+
+/* Could this text, as code, produce any finding at all? Parsing costs more. */
+static bool maybe_code(walk *w, const char *s)
+{
+        static const char *const tokens[] = {"__", "import", "type", "dir", "vars", "attr",
+                                             "caller", "._", "_frame", "f_", "tb_", NULL};
+        for (const char *const *t = tokens; *t; t++)
+                if (strstr(s, *t))
+                        return true;
+        for (char *const *v = w->p->deny_builtins; v && *v; v++)
+                if (strstr(s, *v))
+                        return true;
+        for (char *const *v = w->p->deny_attributes; v && *v; v++)
+                if (strstr(s, *v))
+                        return true;
+        return false;
+}
+
+/*
+ * Code inside a string still runs if anything evaluates it: typing's
+ * get_type_hints() evals string annotations, ForwardRef, and any exec a
+ * profile allows. A string that parses as Python is scanned like the
+ * program; its findings point at the string.
+ */
+static void check_code_string(walk *w, PyObject *node, const char *s)
+{
+        if (w->str_depth >= 2 || !strchr(s, '(') || strlen(s) > 8192 || !maybe_code(w, s))
+                return;
+        PyCompilerFlags cf = {.cf_flags = PyCF_ONLY_AST, .cf_feature_version = PY_MINOR_VERSION};
+        PyObject *tree = Py_CompileStringExFlags(s, "<string>", Py_file_input, &cf, -1);
+        if (!tree) {
+                PyErr_Clear();
+                return;
+        }
+        walk sub = {.p = w->p, .r = w->r, .tree = tree, .allowed = w->allowed,
+                    .str_depth = w->str_depth + 1};
+        sub.aliases = PyDict_New();
+        sub.copies = PyList_New(0);
+        sub.blocks = PyList_New(0);
+        size_t n0 = w->r->n_findings;
+        if (sub.aliases && sub.copies && sub.blocks)
+                walk_tree(&sub);
+        if (sub.err)
+                w->err = sub.err;
+        sub.allowed = NULL;
+        walk_done(&sub);
+        int line, col;
+        node_pos(node, &line, &col);
+        for (size_t i = n0; i < w->r->n_findings; i++) {
+                acs_finding *f = &w->r->findings[i];
+                char *m = NULL;
+                f->line = line;
+                f->col = col;
+                if (asprintf(&m, "in code inside a string: %s", f->message) >= 0) {
+                        free(f->message);
+                        f->message = m;
+                }
+        }
+}
+
 static void check_constant(walk *w, PyObject *node)
 {
         PyObject *v = get(node, S_value);
@@ -288,6 +282,10 @@ static void check_constant(walk *w, PyObject *node)
                 } else {
                         check_format_string(w, node, v);
                 }
+                const char *c = PyUnicode_AsUTF8(v);
+                if (c)
+                        check_code_string(w, node, c);
+                PyErr_Clear();
         }
         Py_XDECREF(v);
 }
@@ -400,6 +398,13 @@ static void check_call(walk *w, PyObject *node)
                         check_format_string(w, node, tmpl);
                 Py_XDECREF(tmpl);
                 Py_XDECREF(recv);
+        } else if (meth && strcmp(meth, "get_field") == 0 && a0) {
+                /* string.Formatter().get_field("0.__class__", ...): a bare field name */
+                PyObject *s = fold(a0), *f = s ? PyUnicode_FromFormat("{%U}", s) : NULL;
+                if (f)
+                        check_format_string(w, node, f);
+                Py_XDECREF(s);
+                Py_XDECREF(f);
         } else if (meth && strcmp(meth, "import_module") == 0) {
                 PyObject *s = a0 ? fold(a0) : NULL;
                 const char *c = s ? PyUnicode_AsUTF8(s) : NULL;
@@ -409,6 +414,19 @@ static void check_call(walk *w, PyObject *node)
         PyErr_Clear();
         Py_XDECREF(func);
         Py_XDECREF(args);
+}
+
+/* '{0._' + '_class__}': a template assembled from pieces is still a template. */
+static void check_binop(walk *w, PyObject *node)
+{
+        PyObject *op = get(node, S_op);
+        if (is(op, T_Add)) {
+                PyObject *s = fold(node);
+                if (s)
+                        check_format_string(w, node, s);
+                Py_XDECREF(s);
+        }
+        Py_XDECREF(op);
 }
 
 /* case C(__class__=x): class patterns look attributes up by name. */
@@ -450,6 +468,25 @@ static void walk_scoped(walk *w, PyObject *node, int kind, int body)
         if (body >= 0)
                 walk_field(w, node, body);
         pop_scope(w);
+}
+
+/* Walk field body with the names bound by field targets counted as bound. */
+static void walk_block(walk *w, PyObject *node, int targets, int body)
+{
+        PyObject *set = PySet_New(NULL), *t = get(node, targets);
+        if (!set || !w->blocks || PyList_Append(w->blocks, set) < 0) {
+                PyErr_Clear();
+                Py_XDECREF(set);
+                Py_XDECREF(t);
+                walk_field(w, node, body);
+                return;
+        }
+        if (t)
+                collect(w, t, set);
+        walk_field(w, node, body);
+        PyList_SetSlice(w->blocks, PyList_GET_SIZE(w->blocks) - 1, PyList_GET_SIZE(w->blocks), NULL);
+        Py_DECREF(set);
+        Py_XDECREF(t);
 }
 
 static void walk_node(walk *w, PyObject *node)
@@ -498,6 +535,17 @@ static void walk_node(walk *w, PyObject *node)
                         walk_fields(w, node, -1);
                         pop_scope(w);
                 }
+        } else if (t == (PyTypeObject *)C.t[T_BinOp]) {
+                check_binop(w, node);
+                walk_fields(w, node, -1);
+        } else if (t == (PyTypeObject *)C.t[T_For] || t == (PyTypeObject *)C.t[T_AsyncFor]) {
+                walk_field(w, node, S_target);
+                walk_field(w, node, S_iter);
+                walk_block(w, node, S_target, S_body);
+                walk_field(w, node, S_orelse);
+        } else if (t == (PyTypeObject *)C.t[T_With] || t == (PyTypeObject *)C.t[T_AsyncWith]) {
+                walk_field(w, node, S_items);
+                walk_block(w, node, S_items, S_body);
         } else if (t == (PyTypeObject *)C.t[T_MatchClass]) {
                 check_match_class(w, node);
                 walk_fields(w, node, -1);
@@ -517,64 +565,11 @@ static void walk_node(walk *w, PyObject *node)
         w->depth--;
 }
 
-/* ---- after the walk: aliases are known ---- */
-
-static PyObject *resolve_copy(walk *w, PyObject *name)
+static void walk_tree(walk *w)
 {
-        /* follow dst <- src chains a few steps: m = random; r = m */
-        for (int step = 0; step < 8; step++) {
-                PyObject *next = NULL;
-                for (Py_ssize_t i = 0; i < PyList_GET_SIZE(w->copies); i++) {
-                        PyObject *pair = PyList_GET_ITEM(w->copies, i);
-                        if (PyUnicode_Compare(PyTuple_GET_ITEM(pair, 0), name) == 0) {
-                                next = PyTuple_GET_ITEM(pair, 1);
-                                break;
-                        }
-                }
-                if (!next || PyDict_GetItem(w->aliases, name))
-                        break;
-                name = next;
-        }
-        return name;
-}
-
-static void resolve_cands(walk *w)
-{
-        for (size_t i = 0; i < w->n_cands && !w->err; i++) {
-                cand *c = &w->cands[i];
-                PyObject *name = PyUnicode_FromString(c->recv);
-                if (!name) {
-                        w->err = -ENOMEM;
-                        break;
-                }
-                PyObject *res = resolve_copy(w, name);
-                PyObject *mod = PyDict_GetItem(w->aliases, res);
-                const char *m = mod ? PyUnicode_AsUTF8(mod) : NULL;
-                const char *r = PyUnicode_AsUTF8(res);
-                if (c->kind == CAND_MODULE_ATTR && m) {
-                        if (acs_rules_is_private(c->attr))
-                                report(w, c->line, c->col, R_PRIVATE, c->attr,
-                                       "'%s' is a private attribute of module '%s'; %s", c->attr, m,
-                                       acs_rules_hint(R_PRIVATE, c->attr));
-                        else if (acs_rules_dangerous_module(c->attr, false) &&
-                                 !acs_rules_import_allowed(w->p, c->attr))
-                                report(w, c->line, c->col, R_IMPORT, c->attr,
-                                       "'%s.%s' reaches module '%s', which profile %s does not allow (allowed: %s)",
-                                       c->recv, c->attr, c->attr, PNAME(w), w->allowed);
-                } else if (c->kind == CAND_BUILTINS_ATTR && m && strcmp(m, "builtins") == 0 &&
-                           denied_builtin(w, c->attr)) {
-                        report(w, c->line, c->col, R_BUILTIN, c->attr,
-                               "builtin '%s' is denied by profile %s; %s", c->attr, PNAME(w),
-                               acs_rules_hint(R_BUILTIN, c->attr));
-                } else if (c->kind == CAND_TYPE_CALL && c->attr[0] == '3' && res != name && r &&
-                           strcmp(r, "type") == 0) {
-                        report(w, c->line, c->col, R_TYPE, "type",
-                               "type() (called as '%s') with three arguments creates a class at run time; %s",
-                               c->recv, acs_rules_hint(R_TYPE, "type"));
-                }
-                Py_DECREF(name);
-                PyErr_Clear();
-        }
+        if (push_scope(w, SC_MODULE, w->tree) == 0)
+                walk_node(w, w->tree);
+        resolve_cands(w);
 }
 
 static void walk_done(walk *w)
@@ -592,6 +587,7 @@ static void walk_done(walk *w)
         Py_XDECREF(w->no_shadow);
         Py_XDECREF(w->aliases);
         Py_XDECREF(w->copies);
+        Py_XDECREF(w->blocks);
         Py_XDECREF(w->tree);
 }
 
@@ -651,14 +647,13 @@ int acs_scan_walk(const acs_profile *p, const char *src, size_t len, const char 
         walk w = {.p = p, .r = ret, .tree = tree};
         w.aliases = PyDict_New();
         w.copies = PyList_New(0);
+        w.blocks = PyList_New(0);
         w.allowed = acs_rules_list(p->allow_imports, 12);
-        if (!w.aliases || !w.copies || !w.allowed) {
+        if (!w.aliases || !w.copies || !w.blocks || !w.allowed) {
                 walk_done(&w);
                 return acs_scan_error(err, -ENOMEM, "out of memory");
         }
-        if (push_scope(&w, SC_MODULE, tree) == 0)
-                walk_node(&w, tree);
-        resolve_cands(&w);
+        walk_tree(&w);
         r = w.err;
         walk_done(&w);
         PyErr_Clear();

@@ -17,13 +17,13 @@
         X(AsyncFunctionDef) X(Lambda) X(ClassDef) X(ListComp) X(SetComp) X(DictComp)                \
         X(GeneratorExp) X(Global) X(Nonlocal) X(Store) X(Del) X(Load) X(MatchClass) X(MatchAs)     \
         X(MatchStar) X(MatchMapping) X(ExceptHandler) X(Assign) X(AnnAssign) X(List) X(Tuple)     \
-        X(Starred) X(arguments) X(arg) X(alias) X(comprehension)
+        X(Starred) X(For) X(AsyncFor) X(With) X(AsyncWith) X(arguments) X(arg) X(alias) X(comprehension)
 #define STRS(X)                                                                                    \
         X(_fields) X(id) X(ctx) X(attr) X(value) X(func) X(args) X(keywords) X(names) X(name)     \
         X(asname) X(module) X(level) X(lineno) X(col_offset) X(slice) X(left) X(right) X(op)      \
         X(values) X(kwd_attrs) X(body) X(targets) X(target) X(arg) X(posonlyargs) X(kwonlyargs)   \
         X(vararg) X(kwarg) X(rest) X(elts) X(generators) X(conversion) X(format_spec) X(msg)      \
-        X(offset) X(join) X(decorator_list)
+        X(offset) X(join) X(decorator_list) X(iter) X(orelse) X(items) X(optional_vars) X(handlers) X(finalbody)
 
 #define ENUM_T(n) T_##n,
 #define ENUM_S(n) S_##n,
@@ -69,6 +69,8 @@ typedef struct walk {
         size_t n_cands, cap_cands;
         PyObject *call_func; /* the func of the Call being walked (borrowed) */
         int depth;
+        int str_depth; /* scanning code found inside a string */
+        PyObject *blocks; /* list of sets: loop/with targets bound around the code being walked */
         char *allowed; /* "math, cmath, …" for messages */
 } walk;
 
@@ -92,6 +94,15 @@ void report(walk *w, int line, int col, const char *rule, const char *name, cons
 void report_at(walk *w, PyObject *node, const char *rule, const char *name);
 int add_cand(walk *w, int kind, const char *recv, const char *attr, PyObject *node);
 bool shadowed(walk *w, const char *name, bool class_ok);
+void collect(walk *w, PyObject *o, PyObject *set);
 PyObject *fold(PyObject *node);
 PyObject *fold_edge(PyObject *node, bool prefix, int budget);
 int acs_scan_cache_init(acs_error *err);
+
+/* scan-check.c */
+bool denied_builtin(walk *w, const char *name);
+/* scan-imports.c */
+void check_module_name(walk *w, PyObject *node, const char *dotted);
+void check_import(walk *w, PyObject *node);
+void check_import_from(walk *w, PyObject *node);
+void resolve_cands(walk *w);

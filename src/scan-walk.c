@@ -58,10 +58,22 @@ int acs_scan_cache_init(acs_error *err)
         return 0;
 }
 
-/* New reference or NULL (no exception left set). */
+/*
+ * New reference or NULL (no exception left set). Node fields live in the
+ * instance dict: looking there first skips the type's attribute machinery.
+ */
 PyObject *get(PyObject *o, int s)
 {
-        PyObject *v = PyObject_GetAttr(o, C.s[s]);
+        PyObject **dp = _PyObject_GetDictPtr(o), *v;
+        if (dp && *dp) {
+                v = PyDict_GetItemWithError(*dp, C.s[s]);
+                if (v) {
+                        Py_INCREF(v);
+                        return v;
+                }
+                PyErr_Clear();
+        }
+        v = PyObject_GetAttr(o, C.s[s]);
         if (!v)
                 PyErr_Clear();
         return v;
@@ -171,7 +183,7 @@ int add_cand(walk *w, int kind, const char *recv, const char *attr, PyObject *no
 
 /* ---- names bound in a scope (only computed when a denied name is read) ---- */
 
-static void collect(walk *w, PyObject *o, PyObject *set);
+void collect(walk *w, PyObject *o, PyObject *set);
 
 static void collect_add(PyObject *set, PyObject *name)
 {
@@ -233,7 +245,7 @@ static void collect_args(walk *w, PyObject *arguments, PyObject *set)
 }
 
 /* Generic walk collecting bindings, not entering nested scopes' bodies. */
-static void collect(walk *w, PyObject *o, PyObject *set)
+void collect(walk *w, PyObject *o, PyObject *set)
 {
         if (PyList_Check(o)) {
                 for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); i++)
@@ -416,6 +428,12 @@ bool shadowed(walk *w, const char *name, bool class_ok)
         }
         if (PySet_Contains(w->no_shadow, n) == 1)
                 goto out;
+        /* for x in ...: / with ... as x: the body reads the target */
+        for (Py_ssize_t i = 0; w->blocks && i < PyList_GET_SIZE(w->blocks); i++)
+                if (PySet_Contains(PyList_GET_ITEM(w->blocks, i), n) == 1) {
+                        res = true;
+                        goto out;
+                }
         for (size_t i = w->n_scopes; i-- > 0;) {
                 scope *s = &w->scopes[i];
                 if (s->kind == SC_MODULE) {

@@ -33,17 +33,17 @@ int acs_scan_prepare(acs_error *err);
 
 /*
  * In the sandboxed program process, after seccomp, in place of execve:
- * initialise the embedded interpreter configured like
- *     p->interpreter p->python_flags... argv
- * (argv[0] is the script's file name, or "-c" for inline code; argv[1..] its
- * arguments, exactly as sys.argv), scan src, write the verdict and findings to
- * report_fd as one JSON line (see acs_scan_result_from_json) and close it.
- * Then: verdict reject -> _exit(126) without running anything of src;
- * pass/warn/skipped -> run src as __main__ (filename in tracebacks) in that same
- * interpreter and _exit with the status python3 would have exited with.
- * Never returns. Launcher-side failures (module missing, bad python flag)
- * print one line on stderr and _exit(125).
- * The process must not share its memory with the launcher (no CLONE_VM).
+ * argv is the python3 command line execve would have run
+ * (interpreter, flags..., FILE | -c CODE, args...). Initialise the embedded
+ * interpreter from it exactly as python3 does (its own option parser, so
+ * sys.argv, sys.flags, -I/-S, tracebacks and exit statuses are the real
+ * ones), scan src (the program's source; filename names it in findings),
+ * write the verdict and findings to report_fd as one JSON line (see
+ * acs_scan_result_from_json) and close it. Then: verdict reject -> _exit(126)
+ * without running anything of the program; pass/warn/skipped -> Py_RunMain
+ * in that same interpreter and _exit with its status. Never returns.
+ * Launcher-side failures (module missing, interpreter start-up failed) print
+ * one line on stderr and _exit(125). Needs a process of its own (no CLONE_VM).
  */
 _noreturn_ void acs_scan_exec(const acs_profile *p, char *const argv[], const char *src,
                               size_t len, const char *filename, int report_fd);

@@ -576,9 +576,65 @@ static void generated_matches_runtime(void)
         }
 }
 
+/*
+ * A profile's deny list goes in front of the baked program as a jump table
+ * (filter.c). It must answer every call exactly as libseccomp building the
+ * whole filter would: every syscall number, every ABI, a set of arguments.
+ */
+static void prefixed_matches_runtime(void)
+{
+        static char *sets[][8] = {
+                { "getcwd", NULL },
+                { "socket", "clone3", "uname", "personality", NULL },
+                { "lsm_list_modules", "vm86", "ioctl", "clone", "getcwd", "getcwd", NULL },
+                { "execve", "bpf", "futex_requeue", NULL },
+        };
+        static const uint64_t argsets[][3] = {
+                { 0, 0, 0 }, { AF_INET, SOCK_STREAM, 0 }, { AF_NETLINK, SOCK_RAW, NETLINK_ROUTE },
+                { AF_UNIX, SOCK_STREAM, 0 }, { CLONE_NEWUSER | SIGCHLD, 0, 0 }, { 8, TIOCSTI, 0 },
+                { 0xffffffff, TCGETS, 0 },
+        };
+        static const uint32_t arches[] = { AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, 0x12345678 };
+
+        for (size_t s = 0; s < ELEMENTSOF(sets); s++)
+                for (int m = 0; m < 2; m++) {
+                        acs_filter_opts o = { .net_none = m, .extra_deny = sets[s] };
+                        acs_filter_prog pre = { 0 }, rt = { 0 };
+                        acs_error err = { 0 };
+                        long diffs = 0, checked = 0;
+
+                        if (acs_filter_prepare(&o, &pre, &err) < 0 ||
+                            acs_filter_prepare_runtime(&o, &rt, &err) < 0) {
+                                ok(0, "deny set %zu: prepare: %s", s, err.msg);
+                                continue;
+                        }
+                        for (size_t a = 0; a < ELEMENTSOF(arches); a++)
+                                for (int x32 = 0; x32 < 2; x32++)
+                                        for (int nr = 0; nr < 520; nr++)
+                                                for (size_t g = 0; g < ELEMENTSOF(argsets); g++) {
+                                                        struct seccomp_data d = {
+                                                                .nr = nr | (x32 ? __X32_SYSCALL_BIT : 0),
+                                                                .arch = arches[a],
+                                                                .args = { argsets[g][0], argsets[g][1], argsets[g][2] },
+                                                        };
+                                                        uint32_t r1 = bpf_run(pre.fprog.filter, pre.fprog.len, &d);
+                                                        uint32_t r2 = bpf_run(rt.fprog.filter, rt.fprog.len, &d);
+                                                        checked++;
+                                                        if (r1 != r2 && diffs++ < 3)
+                                                                diag("arch 0x%x nr %d args %zu: table 0x%x, libseccomp 0x%x",
+                                                                     arches[a], d.nr, g, r1, r2);
+                                                }
+                        ok(diffs == 0 && pre.owned, "deny set %zu (%s): jump table == libseccomp on %ld inputs",
+                           s, m ? "none" : "loopback", checked);
+                        acs_filter_prog_done(&pre);
+                        acs_filter_prog_done(&rt);
+                }
+}
+
 int main(void)
 {
         generated_matches_runtime();
+        prefixed_matches_runtime();
         bpf_tests();
         live_tests();
         extra_deny_tests();

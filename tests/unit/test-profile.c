@@ -90,7 +90,7 @@ static const struct {
         { "limits", "processes", "100", "0" },
         { "limits", "file_size", "unlimited", "1X" },
         { "limits", "open_files", "256", "4" },
-        { "output", "max_tokens", "0", "1e3" },
+        { "output", "max_tokens", "4000", "0" },
         { "output", "ansi", "keep", "drop" },
         { "network", "mode", "loopback", "host" },
         { "seccomp", "deny", "ptrace, mount chroot", "not_a_syscall" },
@@ -508,7 +508,8 @@ static void test_shipped(void)
                 "tarfile", "gzip", "xml", "tokenize", "linecache", "traceback", "warnings",
                 "platform", "sysconfig", "uuid", "code", "timeit", "runpy", "pkgutil", "zipimport",
                 "logging", "shelve", "dbm", "sqlite3", "webbrowser", "pdb", "copyreg", "weakref",
-                "_thread", "_posixsubprocess", "posixpath", "fileinput", "locale", "site", NULL,
+                "_thread", "_posixsubprocess", "posixpath", "fileinput", "locale", "site",
+                "operator", "typing", "dataclasses", NULL,
         };
 
         _cleanup_profile_ acs_profile *def = shipped(srcdir, "default");

@@ -1,0 +1,10 @@
+from collections import Counter, defaultdict, deque, namedtuple
+c = Counter('mississippi')
+print(c.most_common(2))
+dd = defaultdict(list)
+dd['a'].append(1)
+print(dict(dd))
+q = deque([1, 2, 3], maxlen=2)
+print(list(q))
+P = namedtuple('P', 'x y')
+print(P(1, 2))

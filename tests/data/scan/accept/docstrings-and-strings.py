@@ -1,0 +1,5 @@
+def f():
+    """Return a value (computed with care)."""
+    return 'call eval(x) only in trusted code; use open() never'
+print(f.__doc__)
+print(f())

@@ -1,0 +1,4 @@
+# expect: module-internals
+import random
+r = random
+print(r._inst)

@@ -1,0 +1,4 @@
+# expect: denied-attribute
+async def a():
+    yield 1
+print(a().ag_frame)

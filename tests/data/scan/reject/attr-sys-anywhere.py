@@ -1,0 +1,3 @@
+# expect: denied-attribute
+import enum
+print(enum.sys.modules)

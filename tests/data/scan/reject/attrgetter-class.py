@@ -1,0 +1,3 @@
+# expect: denied-attribute
+import operator
+print(operator.attrgetter('__class__.__mro__')(1))

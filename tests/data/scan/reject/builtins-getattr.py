@@ -1,0 +1,2 @@
+# expect: denied-builtin
+getattr(__builtins__, 'open')('/etc/passwd')

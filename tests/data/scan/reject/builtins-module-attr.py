@@ -1,0 +1,3 @@
+# expect: denied-builtin
+import builtins as b
+b.eval('1')

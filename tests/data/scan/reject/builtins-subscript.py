@@ -1,0 +1,2 @@
+# expect: denied-builtin
+__builtins__['exec']('print(1)')

@@ -1,0 +1,2 @@
+# expect: denied-attribute
+print((1).__class__)

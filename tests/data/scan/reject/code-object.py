@@ -1,0 +1,4 @@
+# expect: denied-attribute
+def f():
+    pass
+print(f.__code__.co_consts)

@@ -1,0 +1,2 @@
+# expect: denied-builtin
+c = compile('1', 'x', 'eval')

@@ -1,0 +1,3 @@
+# expect: forbidden-import
+from ctypes import CDLL
+CDLL('libc.so.6').system(b'id')

@@ -1,0 +1,4 @@
+# expect: denied-attribute
+class A:
+    x = 1
+print(A.__dict__)

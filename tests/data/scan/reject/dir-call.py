@@ -1,0 +1,2 @@
+# expect: reflective-access
+print(dir())

@@ -1,0 +1,3 @@
+# expect: denied-builtin
+name = 'o' + 's'
+m = __import__(name)

@@ -1,0 +1,3 @@
+# expect: denied-builtin
+e = eval
+print(e('2*3'))

@@ -1,0 +1,3 @@
+# expect: denied-builtin
+fs = (len, eval)
+print(fs[1]('1'))

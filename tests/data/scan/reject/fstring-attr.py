@@ -1,0 +1,3 @@
+# expect: denied-attribute
+x = 1
+print(f'{x.__class__.__bases__}')

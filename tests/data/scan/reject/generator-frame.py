@@ -1,0 +1,5 @@
+# expect: denied-attribute
+def g():
+    yield 1
+it = g()
+print(it.gi_frame.f_back)

@@ -1,0 +1,2 @@
+# expect: denied-builtin
+print(getattr(1, 'real'))

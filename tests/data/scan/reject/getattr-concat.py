@@ -1,0 +1,2 @@
+# expect: denied-builtin
+getattr(1, '__cl' + 'ass__')

@@ -1,0 +1,3 @@
+# expect: denied-builtin
+g = globals()
+print(g['__builtins__'])

@@ -1,0 +1,4 @@
+# expect: denied-attribute
+def f():
+    pass
+print(f.__globals__['__builtins__'])

@@ -1,0 +1,3 @@
+# expect: reflective-access
+name = ''.join(reversed('__ssalc__'))
+print(hasattr(1, name))

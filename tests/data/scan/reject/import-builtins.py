@@ -1,0 +1,3 @@
+# expect: forbidden-import
+import builtins
+builtins.print(1)

@@ -1,0 +1,3 @@
+# expect: forbidden-import
+import ctypes
+ctypes.CDLL(None).system(b'id')

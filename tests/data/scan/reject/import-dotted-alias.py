@@ -1,0 +1,3 @@
+# expect: forbidden-import
+import os.path as p
+print(p.exists('/etc/shadow'))

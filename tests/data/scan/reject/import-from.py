@@ -1,0 +1,3 @@
+# expect: forbidden-import
+from subprocess import run
+run(['id'])

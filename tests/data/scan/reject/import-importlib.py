@@ -1,0 +1,3 @@
+# expect: forbidden-import
+import importlib
+importlib.import_module('os').system('id')

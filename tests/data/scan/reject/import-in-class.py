@@ -1,0 +1,3 @@
+# expect: forbidden-import
+class K:
+    import ctypes

@@ -1,0 +1,2 @@
+# expect: denied-builtin
+mods = [__import__(m) for m in ['os', 'sys']]

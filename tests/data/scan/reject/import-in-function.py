@@ -1,0 +1,5 @@
+# expect: forbidden-import
+def f():
+    import socket
+    return socket.socket()
+f()

@@ -1,0 +1,3 @@
+# expect: denied-builtin
+f = lambda: __import__('os').getcwd()
+print(f())

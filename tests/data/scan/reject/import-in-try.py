@@ -1,0 +1,5 @@
+# expect: forbidden-import
+try:
+    import posix as p
+except ImportError:
+    p = None

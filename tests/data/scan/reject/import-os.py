@@ -1,0 +1,3 @@
+# expect: forbidden-import
+import os
+os.system('id')

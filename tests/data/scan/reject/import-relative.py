@@ -1,0 +1,2 @@
+# expect: forbidden-import
+from . import secrets_of_pkg

@@ -1,0 +1,3 @@
+# expect: forbidden-import
+from os import *
+system('id')

@@ -1,0 +1,3 @@
+# expect: forbidden-import
+import sys
+sys.modules['os'].system('id')

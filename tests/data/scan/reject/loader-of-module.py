@@ -1,0 +1,3 @@
+# expect: denied-attribute
+import math
+math.__loader__.load_module('posix')

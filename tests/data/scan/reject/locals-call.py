@@ -1,0 +1,3 @@
+# expect: denied-builtin
+def f():
+    return locals()

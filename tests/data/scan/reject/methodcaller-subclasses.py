@@ -1,0 +1,3 @@
+# expect: denied-attribute
+import operator
+print(operator.methodcaller('__subclasses__')(object))

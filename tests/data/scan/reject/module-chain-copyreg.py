@@ -1,0 +1,3 @@
+# expect: forbidden-import
+import re
+print(re.copyreg)

@@ -1,0 +1,2 @@
+# expect: denied-attribute
+o = (1).__class__.__mro__[-1]

@@ -1,0 +1,2 @@
+# expect: module-internals
+from collections import _chain

@@ -1,0 +1,3 @@
+# expect: module-internals
+import random
+random._os.system('id')

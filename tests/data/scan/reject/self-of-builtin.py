@@ -1,0 +1,2 @@
+# expect: denied-attribute
+print(print.__self__)

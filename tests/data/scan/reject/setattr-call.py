@@ -1,0 +1,3 @@
+# expect: denied-builtin
+class A: pass
+setattr(A, 'x', 1)

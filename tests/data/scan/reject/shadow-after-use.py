@@ -1,0 +1,3 @@
+# expect: denied-builtin
+print(open)
+open = None

@@ -1,0 +1,5 @@
+# expect: denied-builtin
+if False:
+    def exec(s):
+        pass
+exec('import os')

@@ -1,0 +1,4 @@
+# expect: denied-builtin
+eval = 1
+del eval
+eval('1')

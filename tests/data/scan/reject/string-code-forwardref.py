@@ -1,0 +1,3 @@
+# expect: denied-attribute
+import typing
+r = typing.ForwardRef("().__class__.__base__.__subclasses__()")

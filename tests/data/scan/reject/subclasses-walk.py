@@ -1,0 +1,3 @@
+# expect: denied-attribute
+for c in object.__subclasses__():
+    print(c)

@@ -1,0 +1,3 @@
+# expect: syntax-error
+if True:
+print(1)

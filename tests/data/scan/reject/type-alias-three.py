@@ -1,0 +1,3 @@
+# expect: dynamic-type
+T = type
+X = T('X', (), {})

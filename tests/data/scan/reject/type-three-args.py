@@ -1,0 +1,2 @@
+# expect: dynamic-type
+X = type('X', (object,), {'a': 1})

@@ -1,0 +1,2 @@
+# expect: denied-builtin
+print(ｅval('1+1'))

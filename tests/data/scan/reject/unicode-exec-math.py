@@ -1,0 +1,2 @@
+# expect: denied-builtin
+𝐞𝐱𝐞𝐜('print(1)')

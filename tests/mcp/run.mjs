@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Entry point: raw-line tests always; SDK tests when the pinned SDK is installed.
+// Emits one TAP stream. Env: ACS_BUILDDIR, ACS_SRCDIR (as for the shell tests).
+import { runAll, finish, loadSdk, test } from './lib.mjs';
+import { register as registerRaw } from './raw.mjs';
+import { register as registerSdk } from './sdk.mjs';
+
+const only = process.argv[2]; // "raw" | "sdk" | undefined
+if (only !== 'sdk') registerRaw();
+if (only !== 'raw') {
+  const sdk = await loadSdk();
+  if (sdk) {
+    console.log(`# MCP SDK from ${sdk.dir}`);
+    registerSdk(sdk);
+  } else {
+    test('sdk', async (t) => t.skip('SDK client tests', 'tests/mcp/node_modules missing: run npm ci in tests/mcp'));
+  }
+}
+await runAll();
+process.exitCode = finish();

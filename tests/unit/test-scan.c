@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The rule walker through acs_scan_source (the real module and the real
+ * embedded interpreter), table-driven, plus the whole corpus under
+ * tests/data/scan/ and the JSON line the run path writes.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../tap.h"
+#include "profile.h"
+#include "scan.h"
+
+static void result_free(acs_scan_result *r)
+{
+        for (size_t i = 0; i < r->n_findings; i++) {
+                free(r->findings[i].rule);
+                free(r->findings[i].name);
+                free(r->findings[i].message);
+        }
+        free(r->findings);
+        *r = (acs_scan_result){0};
+}
+
+static bool has_rule(const acs_scan_result *r, const char *rule)
+{
+        for (size_t i = 0; i < r->n_findings; i++)
+                if (strcmp(r->findings[i].rule, rule) == 0)
+                        return true;
+        return false;
+}
+
+static void dump(const acs_scan_result *r)
+{
+        for (size_t i = 0; i < r->n_findings; i++)
+                diag("%d:%d %s %s: %s", r->findings[i].line, r->findings[i].col, r->findings[i].rule,
+                     r->findings[i].name, r->findings[i].message);
+}
+
+/* expect NULL: must pass; otherwise that rule must be among the findings. */
+static const struct {
+        const char *src, *expect;
+} cases[] = {
+        {"import math\nprint(math.sqrt(2))\n", NULL},
+        {"import os\n", "forbidden-import"},
+        {"import os.path as p\n", "forbidden-import"},
+        {"from subprocess import run\n", "forbidden-import"},
+        {"from . import x\n", "forbidden-import"},
+        {"def f():\n    import socket\n", "forbidden-import"},
+        {"f = lambda: __import__('os')\n", "denied-builtin"},
+        {"x = [__import__('os') for _ in '1']\n", "denied-builtin"},
+        {"e = eval\n", "denied-builtin"},
+        {"\xef\xbd\x85val('1')\n", "denied-builtin"}, /* fullwidth e: NFKC folds to eval */
+        {"__builtins__['eval']('1')\n", "denied-builtin"},
+        {"__builtins__.eval('1')\n", "denied-builtin"},
+        {"import builtins\nbuiltins.exec('1')\n", "denied-builtin"},
+        {"x = ().__class__\n", "denied-attribute"},
+        {"x = object.__subclasses__()\n", "denied-attribute"},
+        {"x = '{0.__class__}'.format(1)\n", "denied-attribute"},
+        {"x = ('{0.__cl' + 'ass__}').format(1)\n", "denied-attribute"},
+        {"x = '{0.__globals__}'.format_map({})\n", "denied-attribute"},
+        {"def g():\n    yield 1\nx = g().gi_frame\n", "denied-attribute"},
+        {"x = type('X', (), {})\n", "dynamic-type"},
+        {"t = type\nX = t('X', (), {})\n", "dynamic-type"},
+        {"import random\nrandom._os\n", "module-internals"},
+        {"import re\nre.copyreg\n", "forbidden-import"},
+        {"def f(:\n", "syntax-error"},
+        {"class P:\n    def __init__(self, x):\n        self.x = x\n    def __eq__(self, o):\n"
+         "        return self.x == o.x\n    def __repr__(self):\n        return f'P({self.x})'\n"
+         "print(P(1) == P(1), P(2))\n", NULL},
+        {"from dataclasses import dataclass\n@dataclass\nclass A:\n    x: int = 0\nprint(A())\n", NULL},
+        {"print('{0} and {1:>5}'.format(1, 2), f'{3!r:>4}')\n", NULL},
+        {"def f(input):\n    return input * 2\nprint(f(2))\n", NULL},
+        {"input = [1, 2]\nprint(sorted(input))\n", NULL},
+        {"print(input)\ninput = 1\n", "denied-builtin"},
+        {"def f():\n    return eval\ndef eval(x):\n    return x\n", "denied-builtin"},
+        {"if 0:\n    def eval(x): pass\neval('1')\n", "denied-builtin"},
+        {"x = 1\ndel x\n", NULL},
+        {"match 1:\n    case int(__class__=c):\n        pass\n", "denied-attribute"},
+        {"import operator\noperator.attrgetter('__class__')(1)\n", "denied-attribute"},
+        {"import typing\ndef f(x: \"__import__('os')\"): pass\ntyping.get_type_hints(f)\n", "denied-builtin"},
+};
+
+static void run_cases(const acs_profile *p)
+{
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                acs_scan_result r = {0};
+                acs_error err = {0};
+                int rc = acs_scan_source(p, cases[i].src, strlen(cases[i].src),
+                                         "case.py", &r, &err);
+                if (rc < 0) {
+                        ok(0, "case %zu: scan failed: %s", i, err.msg);
+                        continue;
+                }
+                if (!cases[i].expect) {
+                        ok(r.verdict == ACS_VERDICT_PASS, "case %zu passes", i);
+                        if (r.verdict != ACS_VERDICT_PASS)
+                                dump(&r);
+                } else {
+                        ok(r.verdict == ACS_VERDICT_REJECT && has_rule(&r, cases[i].expect),
+                           "case %zu refused with %s", i, cases[i].expect);
+                        if (!has_rule(&r, cases[i].expect))
+                                dump(&r);
+                }
+                result_free(&r);
+        }
+}
+
+static void run_nul(const acs_profile *p)
+{
+        static const char src[] = "x = 1\n\0import os\n";
+        acs_scan_result r = {0};
+        acs_error err = {0};
+        ok(acs_scan_source(p, src, sizeof src - 1, "nul.py", &r, &err) == 0 &&
+                   has_rule(&r, "syntax-error") && r.findings[0].line == 2,
+           "a NUL byte is a syntax error on its line, and hides nothing");
+        result_free(&r);
+}
+
+static void run_positions(const acs_profile *p)
+{
+        const char *src = "x = 1\nimport json, os\n";
+        acs_scan_result r = {0};
+        acs_error err = {0};
+        acs_scan_source(p, src, strlen(src), "pos.py", &r, &err);
+        ok(r.n_findings == 1, "one finding for one bad import");
+        if (r.n_findings == 1) {
+                is_int(r.findings[0].line, 2, "line is 1-based");
+                is_int(r.findings[0].col, 0, "col is 0-based");
+                is_str(r.findings[0].name, "os", "name is the module");
+                ok(strstr(r.findings[0].message, "allowed: math") != NULL,
+                   "message says what is allowed: %s", r.findings[0].message);
+        }
+        result_free(&r);
+        src = "def f(:\n";
+        acs_scan_source(p, src, strlen(src), "syn.py", &r, &err);
+        ok(r.n_findings == 1 && r.findings[0].line == 1 && r.findings[0].col >= 0,
+           "syntax error has line and col");
+        result_free(&r);
+}
+
+static void run_modes(acs_profile *p)
+{
+        const char *src = "import os\n";
+        acs_scan_result r = {0};
+        acs_error err = {0};
+        p->scan_mode = ACS_SCAN_WARN;
+        acs_scan_source(p, src, strlen(src), "w.py", &r, &err);
+        ok(r.verdict == ACS_VERDICT_WARN && r.n_findings == 1, "mode warn reports without refusing");
+        result_free(&r);
+        p->scan_mode = ACS_SCAN_OFF;
+        acs_scan_source(p, src, strlen(src), "o.py", &r, &err);
+        ok(r.verdict == ACS_VERDICT_SKIPPED && r.n_findings == 0, "mode off skips");
+        result_free(&r);
+        p->scan_mode = ACS_SCAN_ENFORCE;
+        uint64_t saved = p->max_source;
+        p->max_source = 8;
+        acs_scan_source(p, "print(12345)\n", 13, "big.py", &r, &err);
+        ok(r.verdict == ACS_VERDICT_REJECT && has_rule(&r, "source-too-large"),
+           "source larger than max_source is a finding");
+        result_free(&r);
+        p->max_source = saved;
+}
+
+static void run_json(void)
+{
+        acs_scan_result r = {0};
+        const char *line = "{\"verdict\":\"reject\",\"ms\":0.12,\"findings\":[{\"rule\":\"forbidden-import\","
+                           "\"name\":\"os\",\"line\":2,\"col\":0,\"message\":\"m \\\"q\\\"\"}]}\n";
+        ok(acs_scan_result_from_json(line, &r) == 0, "report line parses");
+        ok(r.verdict == ACS_VERDICT_REJECT && r.n_findings == 1 && r.findings[0].line == 2 &&
+                   strcmp(r.findings[0].message, "m \"q\"") == 0,
+           "report line fields");
+        result_free(&r);
+        ok(acs_scan_result_from_json("{\"verdict\":\"maybe\"}", &r) < 0, "unknown verdict refused");
+        ok(acs_scan_result_from_json("not json", &r) < 0, "garbage refused");
+}
+
+/* Every file of the corpus: first line "# expect: RULE" for rejects. */
+static void run_corpus(const acs_profile *p, const char *kind)
+{
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/tests/data/scan/%s", ACS_ABS_SRCDIR, kind);
+        struct dirent **ents;
+        int n = scandir(dir, &ents, NULL, alphasort), count = 0;
+        for (int i = 0; i < n; i++) {
+                const char *name = ents[i]->d_name;
+                size_t l = strlen(name);
+                if (l < 4 || strcmp(name + l - 3, ".py") != 0) {
+                        free(ents[i]);
+                        continue;
+                }
+                char path[8192], buf[1 << 16], expect[128] = "";
+                snprintf(path, sizeof path, "%s/%s", dir, name);
+                int fd = open(path, O_RDONLY | O_CLOEXEC);
+                ssize_t len = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+                if (fd >= 0)
+                        close(fd);
+                if (len < 0) {
+                        ok(0, "%s/%s readable", kind, name);
+                        free(ents[i]);
+                        continue;
+                }
+                buf[len] = '\0';
+                sscanf(buf, "# expect: %127s", expect);
+                acs_scan_result r = {0};
+                acs_error err = {0};
+                int rc = acs_scan_source(p, buf, len, name, &r, &err);
+                if (strcmp(kind, "reject") == 0)
+                        ok(rc == 0 && r.verdict == ACS_VERDICT_REJECT && has_rule(&r, expect),
+                           "reject/%s refused with %s", name, expect);
+                else
+                        ok(rc == 0 && r.verdict == ACS_VERDICT_PASS, "accept/%s passes", name);
+                if (rc == 0 && (strcmp(kind, "reject") == 0 ? !has_rule(&r, expect) : r.n_findings))
+                        dump(&r);
+                result_free(&r);
+                count++;
+                free(ents[i]);
+        }
+        free(ents);
+        ok(count >= (strcmp(kind, "reject") == 0 ? 60 : 30), "corpus %s has %d files", kind, count);
+}
+
+int main(void)
+{
+        acs_profile *p = NULL;
+        acs_error err = {0};
+        /* the shipped pure-math profile, as the uninstalled build finds it */
+        setenv("ACS_PROFILE_PATH", ACS_ABS_SRCDIR "/profiles", 0);
+        if (acs_profile_load("pure-math", &p, &err) < 0) {
+                ok(0, "load pure-math: %s", err.msg);
+                return tap_done();
+        }
+        run_cases(p);
+        run_nul(p);
+        run_positions(p);
+        run_modes(p);
+        run_json();
+        run_corpus(p, "reject");
+        run_corpus(p, "accept");
+        acs_profile_free(p);
+        return tap_done();
+}
