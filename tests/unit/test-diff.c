@@ -220,5 +220,11 @@ int main(void)
         test_misc();
         test_json();
         test_bad_json();
+        {
+                acs_error err = {};
+
+                /* not pure: dlopen of libcrypto and libgit2, as a long-lived server would */
+                is_int(acs_diff_preload(true, &err), 0, "libcrypto and libgit2 load lazily");
+        }
         return tap_done();
 }
