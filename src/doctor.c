@@ -575,6 +575,29 @@ static bool check_pidfd(FILE *out)
         return true;
 }
 
+/* A new procfs inside a user namespace needs /proc fully visible (no overmounts). */
+static bool check_proc_visible(FILE *out)
+{
+        _cleanup_strv_free_ char **over = NULL;
+        int n = acs_proc_overmounts(&over);
+        if (n < 0) {
+                item(out, CHK_WARN, "procfs in a user namespace", "cannot read the mount table with libmount",
+                     "install libmount1");
+                return true;
+        }
+        if (n > 0) {
+                char d[512];
+                snprintf(d, sizeof d, "%d mount%s over /proc (first: %s) keep a new procfs from being mounted",
+                         n, n == 1 ? "" : "s", over[0]);
+                item(out, CHK_FAIL, "procfs in a user namespace", d,
+                     "run acs-launch outside a container that masks /proc (or give the container an unmasked /proc, e.g. docker --security-opt systempaths=unconfined)");
+                return false;
+        }
+        item(out, CHK_OK, "procfs in a user namespace", "/proc has no overmounts, a fresh /proc can be mounted",
+             NULL);
+        return true;
+}
+
 static bool check_profile(FILE *out)
 {
         _cleanup_profile_ acs_profile *p = NULL;
@@ -686,6 +709,7 @@ int acs_doctor(FILE *out)
         fflush(out);
         failed += !check_seccomp(out);
         failed += !check_pidfd(out);
+        failed += !check_proc_visible(out);
         failed += !check_profile(out);
         check_cgroup(out);
         check_landlock(out);

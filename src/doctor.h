@@ -26,3 +26,7 @@ int acs_preflight_userns_error(int errnum, acs_error *err);
 
 /* The same for a failed overlayfs mount inside the sandbox's user namespace (stage "overlay"). */
 int acs_preflight_overlay_error(int errnum, acs_error *err);
+
+/* mountinfo.c: submounts of /proc that would stop a procfs mount in a user
+ * namespace (NULL-terminated list in *ret; returns their number or -errno). */
+int acs_proc_overmounts(char ***ret);

@@ -18,7 +18,6 @@
  * the launcher keep W's superblock alive until the run is over.
  */
 #include <fcntl.h>
-#include <libmount.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -215,12 +214,8 @@ static int build_workspace(const acs_sandbox_cfg *cfg, int ws_fd, int *ret_upper
         /* userxattr: overlay inside a user namespace keeps its whiteout and
          * opaque markers in user.* xattrs; without it removing a lower
          * directory fails with EIO (performance-notes.md). */
-        _cleanup_free_ char *opts = NULL;
-        if (mnt_optstr_append_option(&opts, "lowerdir", W "/lower") < 0 ||
-            mnt_optstr_append_option(&opts, "upperdir", W "/upper") < 0 ||
-            mnt_optstr_append_option(&opts, "workdir", W "/work") < 0 ||
-            mnt_optstr_append_option(&opts, "userxattr", NULL) < 0)
-                return acs_error_set(err, -ENOMEM, "mount", "out of memory");
+        /* Fixed paths of our own: nothing to escape in the option string. */
+        static const char opts[] = "lowerdir=" W "/lower,upperdir=" W "/upper,workdir=" W "/work,userxattr";
         if (mount("overlay", N "/workspace", "overlay", MS_NOSUID | MS_NODEV, opts) < 0) {
                 r = -errno;
                 return acs_preflight_overlay_error(r, err);
@@ -324,9 +319,16 @@ int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, 
         }
         /* procfs must be mounted from inside the new pid namespace, before
          * the old root goes away. */
-        if (mkdir(N "/proc", 0555) < 0 ||
-            mount("proc", N "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+        if (mkdir(N "/proc", 0555) < 0)
+                return acs_error_errno(err, -errno, "mount", "mkdir /proc");
+        if (mount("proc", N "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+                if (errno == EPERM)
+                        return acs_error_set(err, -EPERM, "mount",
+                                             "cannot mount a fresh /proc: this host's /proc has mounts over parts of it "
+                                             "(a container's masked paths), which the kernel requires to be fully visible; "
+                                             "`acs-launch doctor` lists them");
                 return acs_error_errno(err, -errno, "mount", "procfs");
+        }
 
         if (chdir(N) < 0)
                 return acs_error_errno(err, -errno, "mount", "chdir new root");
@@ -369,7 +371,11 @@ static int idmap_userns(uid_t uid, gid_t gid)
         const char *files[] = { "uid_map", "gid_map" };
         for (int i = 0; i < 2 && r >= 0; i++) {
                 snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, files[i]);
-                int n = snprintf(line, sizeof line, "0 %u 1\n", i == 0 ? (unsigned)uid : (unsigned)gid);
+                /* 0 -> the sandbox's id; the other ordinary ids as they are */
+                unsigned id = i == 0 ? (unsigned)uid : (unsigned)gid;
+                int n = id == ACS_ROOT_MAP_LAST
+                                ? snprintf(line, sizeof line, "0 %u 1\n1 1 %u\n", id, id - 1)
+                                : snprintf(line, sizeof line, "0 %u 1\n", id);
                 int mfd = open(path, O_WRONLY | O_CLOEXEC);
                 if (mfd < 0 || write(mfd, line, (size_t)n) != n)
                         r = -errno ?: -EIO;

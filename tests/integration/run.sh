@@ -193,6 +193,18 @@ else
         skip "unshare -Ur not available to this user"
 fi
 
+# a host whose /proc has overmounts (a container's masked paths): doctor and the
+# run both say what is wrong
+if unshare -Urm true 2>/dev/null; then
+        out=$(unshare -Urm sh -c 'mount -t tmpfs none /proc/sys && "$0" doctor; "$0" --profile unsafe-python -c "print(1)"; echo "rc=$?"' "$ACS" 2>&1)
+        contains "$out" "[FAIL] procfs in a user namespace" "doctor names the /proc overmount"
+        contains "$out" "/proc/sys" "doctor lists it"
+        contains "$out" "cannot mount a fresh /proc" "the run explains the failure"
+        contains "$out" "rc=125" "and exits 125"
+fi
+out=$("$ACS" doctor 2>&1)
+contains "$out" "[ ok ] procfs in a user namespace" "doctor: /proc is fully visible here"
+
 # /dev/null of the host is untouched by everything above
 is "$(stat -c '%F %a' /dev/null)" "character special file 666" "host /dev/null untouched"
 
