@@ -198,6 +198,7 @@ int acs_keep_load(const char *dir, acs_changes *ret_changes, int *ret_tree_fd, a
                 return acs_error_errno(err, r, "apply", "cannot read %s/%s", dir, KEEP_MANIFEST);
         m = json_tokener_parse(buf);
         if (!m || !json_object_object_get_ex(m, "schema", &v) ||
+            !json_object_is_type(v, json_type_string) ||
             strcmp(json_object_get_string(v), KEEP_SCHEMA) != 0 ||
             !json_object_object_get_ex(m, "files", &v)) {
                 json_object_put(m);

@@ -161,6 +161,8 @@ static int get_mode(json_object *o, const char *key, uint32_t *ret)
 
         if (!json_object_object_get_ex(o, key, &v))
                 return 0;
+        if (!json_object_is_type(v, json_type_string))
+                return -EINVAL;
         m = strtoul(json_object_get_string(v), &end, 8);
         if (!end || *end || m > 07777)
                 return -EINVAL;
@@ -175,6 +177,8 @@ static int get_hash(json_object *o, const char *key, char hex[static 65])
 
         if (!json_object_object_get_ex(o, key, &v))
                 return 0;
+        if (!json_object_is_type(v, json_type_string))
+                return -EINVAL;
         s = json_object_get_string(v);
         if (!s || strlen(s) != 64 || strspn(s, "0123456789abcdef") != 64)
                 return -EINVAL;
@@ -195,7 +199,7 @@ static int entry_from_json(json_object *o, char kind, acs_change *ch)
         if ((r = get_bytes(o, "path", &ch->path)) < 0 || !ch->path)
                 return -EINVAL;
         ch->path_len = strlen(ch->path);
-        if (!json_object_object_get_ex(o, "type", &v) ||
+        if (!json_object_object_get_ex(o, "type", &v) || !json_object_is_type(v, json_type_string) ||
             (t = acs_ftype_from_string(json_object_get_string(v))) == ACS_FT_NONE)
                 return -EINVAL;
         if (json_object_object_get_ex(o, "size", &v))

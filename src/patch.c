@@ -51,6 +51,17 @@ static int git2_load(git2_api *g, acs_error *err)
         return 0;
 }
 
+int acs_diff_preload(bool with_patch, acs_error *err)
+{
+        acs_crypto cr;
+        git2_api g = {};
+        int r = acs_crypto_load(&cr, err);
+
+        if (r >= 0 && with_patch)
+                r = git2_load(&g, err);
+        return r;
+}
+
 typedef struct sbuf {
         char *p;
         size_t len, cap;

@@ -17,9 +17,10 @@ jnum() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.arg
 
 # --- protected globs --------------------------------------------------------
 case_begin protect
-mkdir -p "$C/lower/.git/hooks" "$C/lower/sub"
+mkdir -p "$C/lower/.git/hooks" "$C/lower/sub" "$C/lower/conf"
 echo orig >"$C/lower/.bashrc"
-in_overlay 'echo evil > .git/hooks/pre-commit; echo K=v > .env; echo K=v > sub/.env; echo x >> .bashrc; echo fine > ok.txt; mkdir secret; echo s > secret/inner'
+echo K=v >"$C/lower/conf/.env"
+in_overlay 'echo evil > .git/hooks/pre-commit; echo K=v > .env; echo K=v > sub/.env; echo x >> .bashrc; echo fine > ok.txt; mkdir secret; echo s > secret/inner; rm -rf conf'
 set -- --protect '.git/hooks/**' --protect '**/.env' --protect .bashrc --protect secret
 collect "$@"
 is "$(field added .git/hooks/pre-commit protected)" true "protect: new hook flagged"
@@ -27,10 +28,12 @@ is "$(field added sub/.env protected)" true "protect: **/.env flags sub/.env"
 is "$(field modified .bashrc protected)" true "protect: modified file flagged"
 is "$(field added secret/inner protected)" true "protect: a protected directory protects its content"
 is "$(field added ok.txt protected)" null "protect: other files not flagged"
+is "$(field deleted conf/.env protected)/$(field deleted conf protected)" true/true "protect: a removed directory holding a protected file is protected"
 contains "$("$DIFF_TOOL" short "$C/upper" "$C/lower" "$@")" "A  .env (protected)" "protect: short status flags it"
 fresh_host
 apply_to_host "$@"
-is "$(jnum protected)/$(jnum done)" "6/1" "protect: six protected entries not applied, one applied"
+is "$(jnum protected)/$(jnum done)" "8/1" "protect: eight protected entries not applied, one applied"
+check "protect: protected file in a removed directory kept" test -f "$C/host/conf/.env"
 check "protect: hook not written" test ! -e "$C/host/.git/hooks/pre-commit"
 check "protect: .env not written" test ! -e "$C/host/.env"
 is "$(cat "$C/host/.bashrc")" orig "protect: .bashrc unchanged"

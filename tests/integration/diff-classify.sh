@@ -132,13 +132,14 @@ case_begin names
 long=$(printf '%0255d' 0)
 printf 'old\n' >"$C/lower/$(printf 'bad\377name')"
 in_overlay "printf 'x\n' > 'new
-line'; printf 'y\n' > \"\$(printf 'bad\\377')\"; printf 'z\n' > $long; printf 'w\n' > \"\$(printf 'bad\\377name')\"; printf q > 'sp ace\"quote\\\\'"
+line'; printf 'y\n' > \"\$(printf 'bad\\377')\"; printf 'z\n' > $long; printf 'w\n' > \"\$(printf 'bad\\377name')\"; printf q > 'sp ace\"quote\\\\'; : > 'empty with space'; echo u > \"\$(printf 'caf\\303\\251')\"; echo b > 'back\\slash'"
 collect
 is "$(field added 'new\nline' type)" file "odd names: newline kept"
 is "$(field added 'bad\xff' path_escaped)" true "odd names: non-UTF-8 escaped and flagged"
 is "$(field modified 'bad\xffname' type)" file "odd names: non-UTF-8 modified file"
 is "$(field added "$long" size)" 2 "odd names: 255-byte name"
-is "$(count added)" 4 "odd names: none dropped"
+is "$(count added)" 7 "odd names: none dropped"
+is "$(field added "$(printf 'caf\303\251')" path_escaped)" null "odd names: valid UTF-8 not escaped"
 finish names
 
 # --- empty files, no final newline, binary -------------------------------

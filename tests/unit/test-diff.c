@@ -189,6 +189,29 @@ static void test_json(void)
         acs_changes_free(&back);
 }
 
+static void test_bad_json(void)
+{
+        static const char *const bad[] = {
+                "[]",
+                "{\"added\":[],\"modified\":[]}",
+                "{\"added\":[{\"path\":1,\"type\":\"file\"}],\"modified\":[],\"deleted\":[]}",
+                "{\"added\":[{\"path\":\"a\",\"type\":null}],\"modified\":[],\"deleted\":[]}",
+                "{\"added\":[{\"path\":\"a\",\"type\":\"file\",\"mode\":420}],\"modified\":[],\"deleted\":[]}",
+                "{\"added\":[{\"path\":\"a\",\"type\":\"file\",\"mode\":\"99999\"}],\"modified\":[],\"deleted\":[]}",
+                "{\"added\":[{\"path\":\"a\",\"type\":\"file\",\"sha256\":\"xyz\"}],\"modified\":[],\"deleted\":[]}",
+                "{\"added\":[{\"path\":\"a\\\\q\",\"path_escaped\":true,\"type\":\"file\"}],\"modified\":[],\"deleted\":[]}",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                json_object *j = json_tokener_parse(bad[i]);
+                acs_changes c = {};
+                acs_error err = {};
+
+                ok(acs_changes_from_json(j, &c, &err) < 0, "malformed changes rejected: %s", bad[i]);
+                json_object_put(j);
+        }
+}
+
 int main(void)
 {
         test_globs();
@@ -196,5 +219,12 @@ int main(void)
         test_quote();
         test_misc();
         test_json();
+        test_bad_json();
+        {
+                acs_error err = {};
+
+                /* not pure: dlopen of libcrypto and libgit2, as a long-lived server would */
+                is_int(acs_diff_preload(true, &err), 0, "libcrypto and libgit2 load lazily");
+        }
         return tap_done();
 }
