@@ -26,20 +26,22 @@ trap 'rm -rf "$tmp"' EXIT
 command -v hyperfine >/dev/null || { echo "bench/scan.sh: needs hyperfine" >&2; exit 1; }
 make -s -C "$build" bench/scan-warm >/dev/null
 
-# mean of a hyperfine JSON export, in ms
+# mean wall time of a hyperfine JSON export, in ms; cpu: mean user+system
 mean() { "$PY" -I -S -c 'import json,sys; print("%.2f" % (json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]["mean"] * 1e3))' "$@"; }
+cpu() { "$PY" -I -S -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]; print("%.2f" % ((r["user"] + r["system"]) * 1e3))' "$@"; }
 ratio() { "$PY" -I -S -c 'import sys; print("%.2f" % (float(sys.argv[1]) / float(sys.argv[2])))' "$1" "$2"; }
 hf() { hyperfine -N -w 5 -r "$RUNS" --export-json "$tmp/h.json" "$@" >/dev/null 2>&1; }
 
 echo "machine: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 set -- $("$build/bench/scan-warm" pure-math "$snippet" 5000)
-echo "warm scan, 100 lines:     median $2 ms, p95 $3 ms (first scan incl. interpreter start: $1 ms)"
+echo "warm scan, 100 lines:     median $2 ms wall, $5 ms CPU; p95 $3 ms (first scan incl. interpreter start: $1 ms)"
 
 hf "$PY -I -S -c pass" "$ACS check --profile pure-math $snippet"
 py=$(mean "$tmp/h.json" 0)
 chk=$(mean "$tmp/h.json" 1)
 echo "cold check:               $chk ms vs python3 -I -S -c pass $py ms = $(ratio "$chk" "$py")x (goal 1.1x)"
+echo "                          CPU $(cpu "$tmp/h.json" 1) ms vs $(cpu "$tmp/h.json" 0) ms = $(ratio "$(cpu "$tmp/h.json" 1)" "$(cpu "$tmp/h.json" 0)")x"
 
 if [ -x "$ACS" ] && "$ACS" --profile pure-math -- "$hello" >/dev/null 2>&1; then
         hf "$PY -I -S $hello" "$ACS --profile pure-math -- $hello" "$ACS --profile unsafe-python -- $hello"
@@ -48,22 +50,25 @@ if [ -x "$ACS" ] && "$ACS" --profile pure-math -- "$hello" >/dev/null 2>&1; then
         raw=$(mean "$tmp/h.json" 2)
         echo "one-shot run, scan on:    $run ms vs python3 -I -S hello.py $py ms = $(ratio "$run" "$py")x (goal 1.4x)"
         echo "one-shot run, scan off:   $raw ms = $(ratio "$raw" "$py")x"
+        echo "                          CPU: python $(cpu "$tmp/h.json" 0) ms, scan on $(cpu "$tmp/h.json" 1) ms ($(ratio "$(cpu "$tmp/h.json" 1)" "$(cpu "$tmp/h.json" 0)")x), scan off $(cpu "$tmp/h.json" 2) ms ($(ratio "$(cpu "$tmp/h.json" 2)" "$(cpu "$tmp/h.json" 0)")x)"
 else
         echo "one-shot run:             skipped (acs-launch cannot run a sandbox here)"
 fi
 
-# The module with libpython linked in statically (Debian's libpython3.11-pic.a).
+# The module with libpython linked in statically (Debian's libpython3.11-pic.a),
+# -Bsymbolic so its 13k symbolic data relocations become relative ones.
 pic=$("$PY" -I -S -c 'import sysconfig; print(sysconfig.get_config_var("LIBPL"))')/libpython3.11-pic.a
 if [ -f "$pic" ] && ls "$build"/src/.libs/acs_scan_la-*.o >/dev/null 2>&1; then
         mkdir -p "$tmp/static"
         printf '{ global: acs_scan_module_v1; Py*; _Py*; local: *; };\n' >"$tmp/ver"
         ${CC:-cc} -shared -o "$tmp/static/acs-scan.so" "$build"/src/.libs/acs_scan_la-*.o \
                 -Wl,--whole-archive "$pic" -Wl,--no-whole-archive -lexpat -lz -lm -ldl -lpthread \
-                -lutil -Wl,--version-script="$tmp/ver" -Wl,-z,relro,-z,now -Wl,-O1
+                -lutil -Wl,--version-script="$tmp/ver" -Wl,-Bsymbolic -Wl,-z,relro,-z,now -Wl,-O1
         hf "env ACS_SCAN_MODULE_DIR=$build/.libs $ACS check --profile pure-math $snippet" \
            "env ACS_SCAN_MODULE_DIR=$tmp/static $ACS check --profile pure-math $snippet"
         dyn=$(mean "$tmp/h.json" 0)
         sta=$(mean "$tmp/h.json" 1)
         echo "module, libpython .so:    $dyn ms cold check"
         echo "module, libpython .a:     $sta ms cold check ($(ratio "$sta" "$dyn")x of the .so build)"
+        echo "                          CPU: .so $(cpu "$tmp/h.json" 0) ms, .a $(cpu "$tmp/h.json" 1) ms"
 fi

@@ -197,8 +197,28 @@ static int write_temp(applier *a, const acs_change *ch, int parent, const char *
         return r;
 }
 
+/*
+ * Run by root, new entries take the owner of what they replace, or of the
+ * directory they land in: a root launcher applying into a user's workspace
+ * must not leave root-owned files there. Unprivileged, this is a no-op.
+ */
+static int give_owner(int parent, const char *name, const struct stat *old)
+{
+        struct stat pst;
+
+        if (geteuid() != 0)
+                return 0;
+        if (!old) {
+                if (fstat(parent, &pst) < 0)
+                        return -errno;
+                old = &pst;
+        }
+        return fchownat(parent, name, old->st_uid, old->st_gid, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+}
+
 /* Put a new regular file or symlink at parent/name atomically. */
-static int put_atomic(applier *a, const acs_change *ch, int parent, const char *name)
+static int put_atomic(applier *a, const acs_change *ch, int parent, const char *name,
+                      const struct stat *old)
 {
         char tmp[32];
         uint64_t rnd = 0;
@@ -211,6 +231,8 @@ static int put_atomic(applier *a, const acs_change *ch, int parent, const char *
                 r = symlinkat(ch->target ? ch->target : "", parent, tmp) < 0 ? -errno : 0;
         else
                 r = write_temp(a, ch, parent, tmp);
+        if (r >= 0)
+                r = give_owner(parent, tmp, old);
         if (r >= 0 && renameat(parent, tmp, parent, name) < 0)
                 r = -errno;
         if (r < 0)
@@ -310,13 +332,20 @@ static int apply_put(applier *a, const acs_change *ch, char op)
                 return record(a, ch, op, errno == ENOTEMPTY ? ACS_APPLY_CONFLICT : ACS_APPLY_FAILED,
                               -errno, "cannot remove the old entry: %m");
         if (ch->type == ACS_FT_DIR) {
-                if (!(exists && S_ISDIR(st.st_mode)) && mkdirat(parent, name, 0700) < 0)
-                        return record(a, ch, op, ACS_APPLY_FAILED, -errno, "mkdir: %m");
-                if (fchmodat(parent, name, safe_mode(ch->mode), 0) < 0)
+                if (!(exists && S_ISDIR(st.st_mode))) {
+                        if (mkdirat(parent, name, 0700) < 0)
+                                return record(a, ch, op, ACS_APPLY_FAILED, -errno, "mkdir: %m");
+                        if ((r = give_owner(parent, name, exists ? &st : NULL)) < 0)
+                                return record(a, ch, op, ACS_APPLY_FAILED, r, "chown: %s", strerror(-r));
+                }
+                /* through an fd that refused to follow a symlink: a host process
+                 * swapping the directory for a link cannot redirect the chmod */
+                _cleanup_close_ int dfd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (dfd < 0 || fchmod(dfd, safe_mode(ch->mode)) < 0)
                         return record(a, ch, op, ACS_APPLY_FAILED, -errno, "chmod: %m");
                 return record(a, ch, op, ACS_APPLY_DONE, 0, "written");
         }
-        r = put_atomic(a, ch, parent, name);
+        r = put_atomic(a, ch, parent, name, exists ? &st : NULL);
         if (r < 0)
                 return record(a, ch, op, ACS_APPLY_FAILED, r, "%s",
                               r == -EBADMSG ? "content does not match the recorded sha256"

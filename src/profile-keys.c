@@ -115,9 +115,9 @@ const acs_profile_key acs_profile_key_table[] = {
                  "directory; \\fB\\-S\\fR skips the site module." },
 
         { "filesystem", "ro_bind", ACS_KEY_PATHS, OFF(ro_bind), .def = "/usr /etc/ssl",
-          .doc = "Host paths shown read-only at the same place. The launcher adds the "
-                 "/bin, /lib, /lib64 and /sbin symlinks into /usr of a merged-/usr "
-                 "system itself." },
+          .doc = "Host paths shown read-only at the same place; one missing on the host "
+                 "is skipped. The launcher adds the /bin, /lib, /lib64 and /sbin symlinks "
+                 "into /usr of a merged-/usr system itself." },
         { "filesystem", "tmpfs", ACS_KEY_PATHS, OFF(tmpfs), .def = "/tmp",
           .doc = "Empty writable tmpfs directories." },
         { "filesystem", "workspace", ACS_KEY_ENUM, OFF(workspace), ws_modes, .def = "overlay",

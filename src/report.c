@@ -180,15 +180,11 @@ const char *acs_status_to_string(acs_status s)
 const char *acs_verdict_to_string(acs_verdict v)
 {
         switch (v) {
-        case ACS_VERDICT_PASS:
-                return "pass";
-        case ACS_VERDICT_REJECT:
-                return "reject";
-        case ACS_VERDICT_WARN:
-                return "warn";
+        case ACS_VERDICT_PASS: return "pass";
+        case ACS_VERDICT_REJECT: return "reject";
+        case ACS_VERDICT_WARN: return "warn";
         case ACS_VERDICT_SKIPPED:
-        default:
-                return "skipped";
+        default: return "skipped";
         }
 }
 
@@ -234,8 +230,7 @@ static struct json_object *limits_to_json(const acs_limits_result *l)
         add(o, "file_size", json_object_new_uint64(l->file_size));
         add(o, "open_files", json_object_new_uint64(l->open_files));
         add(e, "memory", json_object_new_string(l->memory_enforced ? l->memory_enforced : "none"));
-        add(e, "processes",
-            json_object_new_string(l->processes_enforced ? l->processes_enforced : "none"));
+        add(e, "processes", json_object_new_string(l->processes_enforced ? l->processes_enforced : "none"));
         add(o, "enforced", e);
         return o;
 }
@@ -285,8 +280,7 @@ char *acs_report_to_string(const acs_report *r, bool pretty)
         if (!o)
                 return NULL;
         int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
-                    (pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
-                            : JSON_C_TO_STRING_PLAIN);
+                    (pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED : JSON_C_TO_STRING_PLAIN);
         const char *s = json_object_to_json_string_ext(o, flags);
         char *copy = s ? strdup(s) : NULL;
         json_object_put(o);
@@ -326,25 +320,18 @@ void acs_report_done(acs_report *r)
 static void summary_status(strbuf *b, const acs_report *r)
 {
         switch (r->status) {
-        case ACS_STATUS_EXITED:
-                sb_printf(b, "exited with status %d", r->exit_code);
-                break;
-        case ACS_STATUS_TIMEOUT:
-                sb_printf(b, "timed out after %g s (killed)", r->limits.timeout_s);
-                break;
+        case ACS_STATUS_EXITED: sb_printf(b, "exited with status %d", r->exit_code); break;
+        case ACS_STATUS_TIMEOUT: sb_printf(b, "timed out after %g s (killed)", r->limits.timeout_s); break;
         case ACS_STATUS_MEMORY:
                 sb_printf(b, "killed: memory limit of %llu bytes reached",
                           (unsigned long long)r->limits.memory);
                 break;
         case ACS_STATUS_SIGNALED: {
                 const char *name = r->signal > 0 ? sigabbrev_np(r->signal) : NULL;
-                sb_printf(b, "killed by signal %d%s%s", r->signal, name ? " SIG" : "",
-                          name ? name : "");
+                sb_printf(b, "killed by signal %d%s%s", r->signal, name ? " SIG" : "", name ? name : "");
                 break;
         }
-        case ACS_STATUS_REJECTED:
-                sb_printf(b, "refused by the security scan; nothing ran");
-                break;
+        case ACS_STATUS_REJECTED: sb_printf(b, "refused by the security scan; nothing ran"); break;
         case ACS_STATUS_ERROR:
         default:
                 sb_printf(b, "acs-launch error: ");
@@ -364,8 +351,7 @@ static void summary_stream(strbuf *b, const char *name, const acs_stream_result 
         sb_printf(b, "--- %s (%llu bytes", name, (unsigned long long)s->bytes);
         if (s->truncated)
                 sb_printf(b, ", clipped: %llu lines / %llu bytes omitted",
-                          (unsigned long long)s->omitted_lines,
-                          (unsigned long long)s->omitted_bytes);
+                          (unsigned long long)s->omitted_lines, (unsigned long long)s->omitted_bytes);
         sb_printf(b, ") ---\n");
         if (s->text) {
                 sb_add_utf8(b, s->text, s->text_len);
@@ -387,9 +373,9 @@ static void summary_files(strbuf *b, const acs_changes *c)
                 const acs_change *v;
                 size_t n;
                 const char *tag;
-        } lists[] = { { c->added, c->n_added, "A" },
-                      { c->modified, c->n_modified, "M" },
-                      { c->deleted, c->n_deleted, "D" } };
+        } lists[] = {{c->added, c->n_added, "A"},
+                     {c->modified, c->n_modified, "M"},
+                     {c->deleted, c->n_deleted, "D"}};
         size_t shown = 0;
         for (size_t l = 0; l < ELEMENTSOF(lists); l++)
                 for (size_t i = 0; i < lists[l].n; i++) {

@@ -199,6 +199,7 @@ static int build_plan(const acs_run_request *req, bool scan, plan *p, acs_error 
         c->rl_nofile = prof->open_files;
         c->seccomp_deny = prof->seccomp_deny;
         c->ws_mode = prof->workspace;
+        c->ws_tree_fd = -1;
         c->ws_size = prof->workspace_size;
 
         for (char **b = prof->ro_bind; b && *b; b++)

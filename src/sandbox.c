@@ -264,7 +264,8 @@ static _noreturn_ void program_main(child_ctx *c)
                               cfg->scan_filename, cfg->scan_fd);
         exec_program(cfg);
         r = -errno;
-        err->exit_status = (r == -ENOENT || r == -ENOTDIR || r == -EACCES) ? (r == -EACCES ? 126 : 127) : 125;
+        /* 127 for "not found" and "not executable" alike: 126 means a scan refusal here */
+        err->exit_status = (r == -ENOENT || r == -ENOTDIR || r == -EACCES) ? 127 : 125;
         acs_error_errno(err, r, "exec", "cannot execute '%s' inside the sandbox", cfg->argv[0]);
 fail:
         send_error(c->sync_fd, err);
@@ -411,9 +412,11 @@ static int child_trampoline(void *arg)
         init_main(arg);
 }
 
-int acs_sandbox_spawn(const acs_sandbox_cfg *cfg, acs_sandbox *ret, acs_error *err)
+int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error *err)
 {
         int sp[2], r;
+        acs_sandbox_cfg local = *cfg_in, *cfg = &local;
+        _cleanup_close_ int tree = -1;
         child_ctx c = { .cfg = cfg };
         bool root = geteuid() == 0;
 
@@ -428,9 +431,14 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg, acs_sandbox *ret, acs_error *e
                 struct stat st;
                 c.uid = NOBODY_ID;
                 c.gid = NOBODY_ID;
-                if (cfg->workspace && stat(cfg->workspace, &st) == 0 && st.st_uid != 0 && st.st_gid != 0) {
-                        c.uid = st.st_uid;
-                        c.gid = st.st_gid;
+                if (cfg->workspace && stat(cfg->workspace, &st) == 0) {
+                        if (st.st_uid != 0 && st.st_gid != 0) {
+                                c.uid = st.st_uid;
+                                c.gid = st.st_gid;
+                        } else if ((tree = acs_idmapped_tree(cfg->workspace, c.uid, c.gid)) >= 0) {
+                                /* root-owned: show it owned by the sandbox's uid */
+                                local.ws_tree_fd = tree;
+                        }
                 }
         }
 

@@ -30,6 +30,7 @@ typedef struct acs_sandbox_cfg {
         char **tmpfs;           /* inside paths backed by the bounded scratch tmpfs */
         acs_ws_mode ws_mode;
         const char *workspace;  /* host workspace dir, or NULL for an empty one */
+        int ws_tree_fd;         /* root launcher: detached idmapped clone of it, or -1 */
         uint64_t ws_size;
         const char *file_name;  /* script placed read-only at /run/acs/<name>, or NULL */
         const char *file_data;
@@ -71,6 +72,12 @@ void acs_sandbox_close(acs_sandbox *sb);
 /* privs.c / limits */
 int acs_drop_privileges(acs_error *err);
 int acs_caps_raise_all(acs_error *err);
+/* Run by root with a root-owned workspace: a detached, idmapped clone of the
+ * workspace in which host uid/gid 0 appear as the sandbox's uid, so its files
+ * can be changed inside (copy-up into the upper layer) while the host tree
+ * stays untouched. Returns the tree fd, or a negative errno (the caller falls
+ * back to a plain read-only bind). */
+int acs_idmapped_tree(const char *path, uid_t uid, gid_t gid);
 /* -v: one line per setup step with the time since the launcher started the clone */
 void acs_trace(const acs_sandbox_cfg *cfg, const char *step);
 /* mounts.c: the root from nothing; returns fds on the overlay's upper and lower dirs */

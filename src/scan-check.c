@@ -88,102 +88,12 @@ static bool is_builtins_name(PyObject *node)
         return id && strcmp(id, "__builtins__") == 0;
 }
 
-static bool denied_builtin(walk *w, const char *name)
+bool denied_builtin(walk *w, const char *name)
 {
         for (char *const *v = w->p->deny_builtins; v && *v; v++)
                 if (strcmp(*v, name) == 0)
                         return true;
         return false;
-}
-
-/* ---- imports: every form, at any depth (the walk reaches them all) ---- */
-
-static void alias_set(walk *w, const char *name, const char *module)
-{
-        PyObject *v = PyUnicode_FromString(module);
-        if (!v || PyDict_SetItemString(w->aliases, name, v) < 0)
-                w->err = -ENOMEM;
-        Py_XDECREF(v);
-}
-
-static void check_module_name(walk *w, PyObject *node, const char *dotted)
-{
-        if (!acs_rules_import_allowed(w->p, dotted))
-                report_at(w, node, R_IMPORT, dotted);
-}
-
-static void check_import(walk *w, PyObject *node)
-{
-        PyObject *names = get(node, S_names);
-        for (Py_ssize_t i = 0; names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++) {
-                PyObject *a = PyList_GET_ITEM(names, i);
-                const char *n = get_str(a, S_name), *as = get_str(a, S_asname);
-                if (!n)
-                        continue;
-                check_module_name(w, node, n);
-                if (as) {
-                        alias_set(w, as, n);
-                } else {
-                        char first[256];
-                        snprintf(first, sizeof first, "%.*s", (int)strcspn(n, "."), n);
-                        alias_set(w, first, first);
-                }
-        }
-        Py_XDECREF(names);
-}
-
-/* A name taken out of a module: the same rules as module.name. */
-static void check_from_name(walk *w, PyObject *node, const char *mod, const char *n)
-{
-        const char *rule = acs_rules_classify_attr(w->p, n);
-        if (rule)
-                report_at(w, node, rule, n);
-        else if (acs_rules_is_private(n)) {
-                int line, col;
-                node_pos(node, &line, &col);
-                report(w, line, col, R_PRIVATE, n, "'%s' is a private name of module '%s'; %s", n,
-                       mod, acs_rules_hint(R_PRIVATE, n));
-        } else if (acs_rules_dangerous_module(n, false) && !acs_rules_import_allowed(w->p, n)) {
-                int line, col;
-                node_pos(node, &line, &col);
-                report(w, line, col, R_IMPORT, n,
-                       "'from %s import %s' reaches module '%s', which profile %s does not allow (allowed: %s)",
-                       mod, n, n, PNAME(w), w->allowed);
-        }
-        if (strcmp(mod, "builtins") == 0 && denied_builtin(w, n))
-                report_at(w, node, R_BUILTIN, n);
-}
-
-static void check_import_from(walk *w, PyObject *node)
-{
-        const char *mod = get_str(node, S_module);
-        int level = get_int(node, S_level);
-        if (level > 0) {
-                char name[300];
-                snprintf(name, sizeof name, "%.*s%s", level > 8 ? 8 : level, "........",
-                         mod ? mod : "");
-                int line, col;
-                node_pos(node, &line, &col);
-                report(w, line, col, R_IMPORT, name,
-                       "relative import '%s' is not allowed: the program runs as __main__, not in a package (allowed: %s)",
-                       name, w->allowed);
-                return;
-        }
-        if (!mod || strcmp(mod, "__future__") == 0)
-                return;
-        check_module_name(w, node, mod);
-        PyObject *names = get(node, S_names);
-        for (Py_ssize_t i = 0; names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++) {
-                PyObject *a = PyList_GET_ITEM(names, i);
-                const char *n = get_str(a, S_name), *as = get_str(a, S_asname);
-                if (!n || strcmp(n, "*") == 0)
-                        continue;
-                check_from_name(w, node, mod, n);
-                char full[512];
-                snprintf(full, sizeof full, "%s.%s", mod, n);
-                alias_set(w, as ? as : n, full);
-        }
-        Py_XDECREF(names);
 }
 
 /* ---- attribute names, however they are spelled ---- */
@@ -205,7 +115,17 @@ static void check_attr_name(walk *w, PyObject *node, PyObject *recv, const char 
                 return;
         if (is_builtins_name(recv) && denied_builtin(w, attr))
                 report_at(w, node, R_BUILTIN, attr);
-        const char *rid = name_id(recv);
+        /* statistics.random._os: judge a chain by the name it starts from */
+        PyObject *root = recv;
+        Py_INCREF(root);
+        for (int i = 0; i < 16 && is(root, T_Attribute); i++) {
+                PyObject *v = get(root, S_value);
+                Py_DECREF(root);
+                if (!(root = v))
+                        return;
+        }
+        const char *rid = name_id(root);
+        Py_DECREF(root); /* rid stays valid: the tree holds the Name */
         if (rid && (acs_rules_is_private(attr) || acs_rules_dangerous_module(attr, false) ||
                     denied_builtin(w, attr))) {
                 add_cand(w, CAND_MODULE_ATTR, rid, attr, node);
@@ -478,6 +398,13 @@ static void check_call(walk *w, PyObject *node)
                         check_format_string(w, node, tmpl);
                 Py_XDECREF(tmpl);
                 Py_XDECREF(recv);
+        } else if (meth && strcmp(meth, "get_field") == 0 && a0) {
+                /* string.Formatter().get_field("0.__class__", ...): a bare field name */
+                PyObject *s = fold(a0), *f = s ? PyUnicode_FromFormat("{%U}", s) : NULL;
+                if (f)
+                        check_format_string(w, node, f);
+                Py_XDECREF(s);
+                Py_XDECREF(f);
         } else if (meth && strcmp(meth, "import_module") == 0) {
                 PyObject *s = a0 ? fold(a0) : NULL;
                 const char *c = s ? PyUnicode_AsUTF8(s) : NULL;
@@ -636,66 +563,6 @@ static void walk_node(walk *w, PyObject *node)
                 walk_fields(w, node, -1);
         }
         w->depth--;
-}
-
-/* ---- after the walk: aliases are known ---- */
-
-static PyObject *resolve_copy(walk *w, PyObject *name)
-{
-        /* follow dst <- src chains a few steps: m = random; r = m */
-        for (int step = 0; step < 8; step++) {
-                PyObject *next = NULL;
-                for (Py_ssize_t i = 0; i < PyList_GET_SIZE(w->copies); i++) {
-                        PyObject *pair = PyList_GET_ITEM(w->copies, i);
-                        if (PyUnicode_Compare(PyTuple_GET_ITEM(pair, 0), name) == 0) {
-                                next = PyTuple_GET_ITEM(pair, 1);
-                                break;
-                        }
-                }
-                if (!next || PyDict_GetItem(w->aliases, name))
-                        break;
-                name = next;
-        }
-        return name;
-}
-
-static void resolve_cands(walk *w)
-{
-        for (size_t i = 0; i < w->n_cands && !w->err; i++) {
-                cand *c = &w->cands[i];
-                PyObject *name = PyUnicode_FromString(c->recv);
-                if (!name) {
-                        w->err = -ENOMEM;
-                        break;
-                }
-                PyObject *res = resolve_copy(w, name);
-                PyObject *mod = PyDict_GetItem(w->aliases, res);
-                const char *m = mod ? PyUnicode_AsUTF8(mod) : NULL;
-                const char *r = PyUnicode_AsUTF8(res);
-                if (c->kind == CAND_MODULE_ATTR && m) {
-                        if (acs_rules_is_private(c->attr))
-                                report(w, c->line, c->col, R_PRIVATE, c->attr,
-                                       "'%s' is a private attribute of module '%s'; %s", c->attr, m,
-                                       acs_rules_hint(R_PRIVATE, c->attr));
-                        else if (acs_rules_dangerous_module(c->attr, false) &&
-                                 !acs_rules_import_allowed(w->p, c->attr))
-                                report(w, c->line, c->col, R_IMPORT, c->attr,
-                                       "'%s.%s' reaches module '%s', which profile %s does not allow (allowed: %s)",
-                                       c->recv, c->attr, c->attr, PNAME(w), w->allowed);
-                } else if (c->kind == CAND_BUILTINS_ATTR && m && strcmp(m, "builtins") == 0 &&
-                           denied_builtin(w, c->attr)) {
-                        report(w, c->line, c->col, R_BUILTIN, c->attr,
-                               "builtin '%s' is denied by profile %s; %s", c->attr, PNAME(w),
-                               acs_rules_hint(R_BUILTIN, c->attr));
-                } else if (c->kind == CAND_TYPE_CALL && c->attr[0] == '3' && res != name && r &&
-                           strcmp(r, "type") == 0) {
-                        report(w, c->line, c->col, R_TYPE, "type",
-                               "type() (called as '%s') with three arguments creates a class at run time; %s",
-                               c->recv, acs_rules_hint(R_TYPE, "type"));
-                }
-                Py_DECREF(name);
-                PyErr_Clear();
-        }
 }
 
 static void walk_tree(walk *w)

@@ -75,7 +75,10 @@ static const char *const weak_modules[] = {
         "smtplib", "telnetlib", "imp", "dis", "pdb", "bdb", "_warnings", "warnings",
         "_operator", "operator", "functools", "enum", "_string", "string", "zipfile",
         "tarfile", "shelve", "dbm", "sqlite3", "cProfile", "profile", "trace", "timeit",
-        "doctest", "unittest", "concurrent", "queue", "_json", "_locale", "locale", NULL,
+        "doctest", "unittest", "concurrent", "queue", "_json", "_locale", "locale", "codecs",
+        "_codecs", "fileinput", "filecmp", "gzip", "bz2", "lzma", "logging", "configparser",
+        "mailbox", "netrc", "getpass", "tty", "termios", "readline", "rlcompleter", "xmlrpc",
+        "ensurepip", "venv", "tkinter", "turtle", "sched", "uuid", "mimetypes", NULL,
 };
 
 const char *acs_rules_classify_attr(const acs_profile *p, const char *name)

@@ -98,3 +98,11 @@ void collect(walk *w, PyObject *o, PyObject *set);
 PyObject *fold(PyObject *node);
 PyObject *fold_edge(PyObject *node, bool prefix, int budget);
 int acs_scan_cache_init(acs_error *err);
+
+/* scan-check.c */
+bool denied_builtin(walk *w, const char *name);
+/* scan-imports.c */
+void check_module_name(walk *w, PyObject *node, const char *dotted);
+void check_import(walk *w, PyObject *node);
+void check_import_from(walk *w, PyObject *node);
+void resolve_cands(walk *w);

@@ -82,6 +82,24 @@ is "$(ls "$TMP/outside" | wc -l | tr -d ' ')" 0 "escape: nothing written outside
 check "escape: symlink applied as a symlink, not followed" test -L "$C/host/pw"
 is "$(readlink "$C/host/pw")" /etc/passwd "escape: symlink target kept"
 
+# --- ownership: run by root, applied entries take the workspace owner's ids -----
+case_begin owner
+echo a >"$C/lower/a.txt"
+in_overlay 'echo b > a.txt; echo n > new.txt; mkdir nd; ln -s a.txt ln'
+collect
+fresh_host
+if [ "$(id -u)" -eq 0 ]; then
+        chown -R nobody:nogroup "$C/host"
+        apply_to_host
+        is "$(stat -c %U:%G "$C/host/a.txt" "$C/host/new.txt" "$C/host/nd" | sort -u | tr '\n' ' ')" \
+                "nobody:nogroup " "owner: root applies as the workspace owner"
+        is "$(stat -c %U "$C/host/ln")" nobody "owner: symlink owner too"
+else
+        apply_to_host
+        is "$(stat -c %u "$C/host/new.txt")" "$(id -u)" "owner: unprivileged apply writes as the user"
+        ok "owner: (root-only check)"
+fi
+
 # --- kept layers ------------------------------------------------------------------
 case_begin keep
 mkdir -p "$C/lower/tree/sub"

@@ -59,4 +59,27 @@ else
                 "missing default profile names what was searched"
 fi
 
+# A host with user namespaces disabled, simulated in a user namespace of our own
+# (user.max_user_namespaces is per user namespace): doctor fails with the exact
+# sysctl, and a run stops with 125 and the same explanation.
+if unshare -Ur sh -c 'echo 0 >/proc/sys/user/max_user_namespaces' 2>/dev/null; then
+        unshare -Ur sh -c 'echo 0 >/proc/sys/user/max_user_namespaces && exec "$0" doctor' \
+                "$ACS" >"$TMP/n.out" 2>&1 </dev/null
+        rc=$?
+        n=$(cat "$TMP/n.out")
+        is "$rc" 1 "doctor exits 1 when user namespaces are disabled"
+        contains "$n" "[FAIL] user namespaces: unshare failed: user namespaces are disabled: user.max_user_namespaces=0" \
+                "doctor names the sysctl in the way"
+        contains "$n" "       fix: run \`sudo sysctl -w user.max_user_namespaces=15000\`" \
+                "doctor gives the exact command"
+        unshare -Ur sh -c 'echo 0 >/proc/sys/user/max_user_namespaces && exec "$0" -c "print(1)"' \
+                "$ACS" >"$TMP/r.out" 2>"$TMP/r.err" </dev/null
+        rc=$?
+        is "$rc" 125 "a run on such a host -> 125"
+        contains "$(cat "$TMP/r.err")" "cannot create the sandbox's user namespace: user namespaces are disabled: user.max_user_namespaces=0; run \`sudo sysctl -w user.max_user_namespaces=15000\`" \
+                "a run on such a host says which sysctl and how to fix it"
+else
+        skip "cannot simulate disabled user namespaces here (unshare -Ur failed)"
+fi
+
 tap_plan

@@ -80,6 +80,36 @@ is "$OUT" "original" "workspace lower layer is visible at /workspace"
 is "$(cat "$TMP/ws/keep.txt")" "original" "writes to /workspace never reach the host (modify)"
 if [ ! -e "$TMP/ws/new.txt" ] && [ ! -e "$TMP/ws/d" ]; then ok "writes to /workspace never reach the host (create)"; else fail "host workspace gained files"; fi
 
+# run by root with a root-owned workspace: its files are the sandbox's to change
+# inside (idmapped lower layer), and the host tree is still never written
+if [ "$(id -u)" -eq 0 ]; then
+        mkdir "$TMP/rootws"
+        echo root-data >"$TMP/rootws/r.txt"
+        chmod 0644 "$TMP/rootws/r.txt"
+        run_acs $P -w "$TMP/rootws" -c '
+import os
+st = os.stat("r.txt")
+print(os.getuid() != 0, st.st_uid == os.getuid())
+open("r.txt", "a").write("more\n")
+print(open("r.txt").read().split())'
+        is "$OUT" "True True
+['root-data', 'more']" "root-owned workspace: the sandbox (not uid 0) may change it inside"
+        is "$(cat "$TMP/rootws/r.txt")" "root-data" "root-owned workspace: the host file is untouched"
+        is "$(stat -c %u "$TMP/rootws/r.txt")" "0" "root-owned workspace: ownership on the host unchanged"
+fi
+
+# the scratch space is bounded in bytes and in inodes (empty files cost kernel memory)
+run_acs $P -c '
+import os, errno
+n = 0
+try:
+    while n < 10**6:
+        open("/tmp/f%d" % n, "w").close()
+        n += 1
+except OSError as e:
+    print("stopped", errno.errorcode[e.errno], n < 10**6)'
+contains "$OUT" "stopped ENOSPC True" "millions of empty files end with ENOSPC"
+
 # what is (not) visible
 touch "$TMP/host-marker-$$"
 run_acs exec -- /bin/sh -c "for f in /tmp/host-marker-$$ /root /home /etc/shadow /sys; do test -e \$f && echo VISIBLE:\$f; done; ls /dev; hostname; echo listing-done"
@@ -151,5 +181,19 @@ case $st in memory | signaled | exited) ok "10 GiB allocation ends with a report
 lacks "$OUT" "10737418240" "10 GiB allocation does not succeed"
 run_acs $P -c 'print("still fine")'
 is "$OUT" "still fine" "the host is healthy after the limits"
+
+# host preflight: a user namespace whose max_user_namespaces is 0 stands for a
+# host that forbids them; the error names the setting and the fix
+if unshare -Ur true 2>/dev/null; then
+        out=$(unshare -Ur sh -c 'echo 0 >/proc/sys/user/max_user_namespaces && "$0" --profile unsafe-python -c "print(1)"; echo "rc=$?"' "$ACS" 2>&1)
+        contains "$out" "rc=125" "no user namespaces -> 125"
+        contains "$out" "user.max_user_namespaces" "the error names the sysctl"
+        contains "$out" "sysctl -w" "the error says how to fix it"
+else
+        skip "unshare -Ur not available to this user"
+fi
+
+# /dev/null of the host is untouched by everything above
+is "$(stat -c '%F %a' /dev/null)" "character special file 666" "host /dev/null untouched"
 
 tap_plan

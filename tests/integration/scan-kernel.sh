@@ -50,6 +50,7 @@ attack() { # NAME RULE BODY
         run_acs --profile unsafe-python -- "$f"
         contains "$OUT" "RAN" "$name: with the scan off it runs"
         contains "$OUT" "CONTAINED" "$name: with the scan off the kernel contains it"
+        [ "$RC" = 0 ] || diag "rc=$RC stderr: $ERR"
         lacks "$OUT" "LEAK" "$name: nothing leaks"
         if [ -e "$VICTIM" ]; then fail "$name: no host file written"; rm -f "$VICTIM"; else
                 ok "$name: no host file written"; fi
@@ -108,12 +109,12 @@ o = __builtins__["open"] if isinstance(__builtins__, dict) else __builtins__.ope
 probes(lambda p: o(p).read(), lambda p: o(p, "w").write("x"))'
 
 attack class-hierarchy denied-attribute '
-wc = [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == "_wrap_close"][0]
-g = wc.__init__.__globals__
+bi = [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == "BuiltinImporter"][0]
+posix = bi.load_module("posix")
 def rd(p):
-    return g["read"](g["open"](p, 0), 100).decode()
+    return posix.read(posix.open(p, posix.O_RDONLY), 100).decode()
 def wr(p):
-    g["close"](g["open"](p, 0o101, 0o644))
+    posix.close(posix.open(p, posix.O_WRONLY | posix.O_CREAT, 0o644))
 probes(rd, wr)'
 
 attack format-string denied-attribute '

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // acs-launch mcp driven with hand-written lines: framing, errors, lifecycle.
+import { mkdtempSync, writeFileSync, readdirSync, chmodSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test, RawServer, until, pidsNamed, uniqueMarker, sleeperCode, sleep } from './lib.mjs';
 
 const err = (m) => m?.error?.code;
@@ -150,6 +153,32 @@ export function register() {
     const ex = await s.exited;
     t.is(ex.code, 0, 'exit 0 on SIGTERM');
     t.ok(await until(() => pidsNamed(marker).length === 0, 15000), 'no sandbox process left');
+  });
+
+  test('raw server options: --workspace and --profile', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'acs-mcp-ws.'));
+    chmodSync(dir, 0o755);
+    writeFileSync(join(dir, 'data.txt'), 'from-the-host\n');
+    chmodSync(join(dir, 'data.txt'), 0o644);
+    try {
+      const s = new RawServer(['--workspace', dir, '--profile', 'pure-math']);
+      await s.initialize();
+      const callTool = (id, name, args) => s.request(id, 'tools/call', { name, arguments: args });
+      let m = await callTool(1, 'execute_command', { command: 'cat /workspace/data.txt; echo new > /workspace/out.txt' });
+      t.is(m?.result?.structuredContent?.stdout?.text, 'from-the-host\n', 'calls see --workspace at /workspace');
+      t.ok(JSON.stringify(m?.result?.structuredContent?.files ?? {}).includes('out.txt'), 'changes reported',
+        m?.result?.structuredContent?.files);
+      t.ok(!readdirSync(dir).includes('out.txt'), 'and never written to the host');
+      m = await callTool(2, 'execute_python', { code: 'print(2 + 2)' });
+      t.is(m?.result?.structuredContent?.profile, 'pure-math', '--profile is the default of execute_python');
+      m = await callTool(3, 'execute_python', { code: 'print(1)', profile: 'default' });
+      t.is(m?.result?.structuredContent?.profile, 'default', 'the profile argument overrides it');
+      m = await callTool(4, 'execute_command', { command: 'true' });
+      t.is(m?.result?.structuredContent?.profile, 'shell', 'execute_command always uses shell');
+      t.is((await s.close()).code, 0, 'exit 0');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('raw program output cannot reach the protocol stream', async (t) => {

@@ -6,6 +6,7 @@
  *   diff-tool apply UPPER LOWER [opts]     collect, then apply into LOWER; JSON result
  *   diff-tool keep UPPER LOWER DIR [opts]  collect, then keep into DIR
  *   diff-tool keep-apply DIR WORKSPACE [--json]   acs_cmd_apply; exit status as the CLI's
+ *   diff-tool bench UPPER LOWER N [--patch]  time N in-process collects: "median min max" ms
  * opts: --patch FILE   write the patch (collect)
  *       --protect GLOB (repeatable)
  *       --run-start SEC   conflict check against ctime (apply, keep)
@@ -79,6 +80,47 @@ static int write_patch(const char *dest, const acs_changes *c)
         return f == stdout ? fflush(f) : fclose(f);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+
+        return x < y ? -1 : x > y;
+}
+
+/* In-process timing of acs_diff_collect (the first call also loads libcrypto). */
+static int bench(int argc, char **argv)
+{
+        int upper = open_dir(argv[2]), lower = open_dir(argv[3]);
+        int n = argc > 4 ? atoi(argv[4]) : 100;
+        acs_diff_opts o = { .want_patch = argc > 5 && strcmp(argv[5], "--patch") == 0 };
+        double *ms = calloc((size_t)(n > 0 ? n : 1), sizeof *ms);
+        size_t changes = 0;
+
+        if (upper < 0 || n <= 0 || !ms)
+                return 2;
+        for (int i = 0; i < n; i++) {
+                struct timespec a, b;
+                acs_changes c = {};
+                acs_error err = {};
+
+                clock_gettime(CLOCK_MONOTONIC, &a);
+                if (acs_diff_collect(upper, lower, &o, &c, &err) < 0) {
+                        fprintf(stderr, "diff-tool: %s\n", err.msg);
+                        return 1;
+                }
+                clock_gettime(CLOCK_MONOTONIC, &b);
+                ms[i] = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+                changes = acs_changes_count(&c);
+                acs_changes_free(&c);
+        }
+        printf("first %.3f ms; ", ms[0]);
+        qsort(ms, (size_t)n, sizeof *ms, cmp_double);
+        printf("median %.3f min %.3f max %.3f ms over %d runs, %zu changes\n", ms[n / 2], ms[0],
+               ms[n - 1], n, changes);
+        free(ms);
+        return 0;
+}
+
 int main(int argc, char **argv)
 {
         tool_opts t = {};
@@ -93,6 +135,8 @@ int main(int argc, char **argv)
                 return 2;
         }
         cmd = argv[1];
+        if (strcmp(cmd, "bench") == 0)
+                return bench(argc, argv);
         if (strcmp(cmd, "keep-apply") == 0) {
                 char *args[] = { argv[2], NULL };
                 acs_options ao = { .args = args, .workspace = argv[3] };

@@ -46,6 +46,7 @@ static const struct {
         { A("profiles", "extra"), 0, ACS_CMD_PROFILES, "unexpected argument" },
         { A("check", "--max-concurrency", "2", "x"), 0, ACS_CMD_CHECK, "does not apply" },
         { A("apply", "kept"), 0, ACS_CMD_APPLY, "--workspace" },
+        { A("--json", "--patch", "-", "x.py"), 0, ACS_CMD_RUN, "--json owns stdout" },
         { A("apply", "kept", "--workspace", "w"), 1, ACS_CMD_APPLY, NULL }, /* as in the docs */
         { A("check", "f.py", "--json"), 1, ACS_CMD_CHECK, NULL },
         { A("apply", "--workspace", "w", "kept"), 1, ACS_CMD_APPLY, NULL },
@@ -79,10 +80,14 @@ int main(void)
         int r = parse(A("-p", "pure-math", "-w", "/ws", "--timeout", "1.5", "--memory", "64M",
                         "--max-tokens", "500", "--net", "loopback", "--ro-bind", "/a", "/b", "--bind",
                         "/c", "/d", "--tmpfs", "/e", "--setenv", "K", "V", "--unsetenv", "U", "--chdir",
-                        "/w", "--patch", "-", "--keep", "/k", "--json", "--report", "r.json", "-vv",
+                        "/w", "--patch", "out.diff", "--keep", "/k", "--json", "--report", "r.json", "-vv",
                         "--", "s.py", "x", "--y"),
                   &o, &e);
         is_int(r, 0, "full option set parses");
+        if (r < 0) {
+                diag("%s", e.msg);
+                return tap_done();
+        }
         is_str(o.profile, "pure-math", "profile");
         is_str(o.workspace, "/ws", "workspace");
         ok(o.has_timeout && o.timeout == 1.5, "timeout 1.5");
@@ -94,7 +99,7 @@ int main(void)
         ok(o.mounts[2].kind == ACS_MOUNT_TMPFS && !o.mounts[2].src, "tmpfs");
         is_str(o.setenv ? o.setenv[0] : NULL, "K=V", "setenv");
         is_str(o.unsetenv ? o.unsetenv[0] : NULL, "U", "unsetenv");
-        is_str(o.patch, "-", "patch to stdout");
+        is_str(o.patch, "out.diff", "patch file");
         ok(o.json && o.report && o.verbose == 2, "json, report, -vv");
         is_int(acs_strv_length(o.args), 3, "script and its args");
         is_str(o.args[2], "--y", "script args are not options");

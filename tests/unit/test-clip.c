@@ -10,7 +10,7 @@ typedef struct result {
         acs_stream_result s[2];
         char *epi[2];
         size_t epi_len[2];
-        size_t live[2];   /* bytes feed let through */
+        size_t live[2];    /* bytes feed let through */
         bool prefix_ok[2]; /* once feed held back, it returned 0 afterwards */
         size_t max_mem;
 } result;
@@ -24,14 +24,14 @@ static void result_done(result *r)
 }
 
 /* Feed out and err in chunks of `chunk` bytes, interleaved. */
-static void shield_run(uint64_t tokens, bool strip, const char *out, size_t olen,
-                       const char *err, size_t elen, size_t chunk, result *r)
+static void shield_run(uint64_t tokens, bool strip, const char *out, size_t olen, const char *err,
+                       size_t elen, size_t chunk, result *r)
 {
-        *r = (result){ .prefix_ok = { true, true } };
+        *r = (result){.prefix_ok = {true, true}};
         acs_shield *s = acs_shield_new(tokens, strip);
-        const char *b[2] = { out, err };
-        size_t len[2] = { olen, elen }, off[2] = { 0, 0 };
-        bool held[2] = { false, false };
+        const char *b[2] = {out, err};
+        size_t len[2] = {olen, elen}, off[2] = {0, 0};
+        bool held[2] = {false, false};
         while (off[0] < len[0] || off[1] < len[1]) {
                 for (int i = 0; i < 2; i++) {
                         if (off[i] >= len[i])
@@ -70,41 +70,49 @@ static const struct exact {
         const char *want;
         bool truncated;
 } exact_cases[] = {
-        { "empty output", 100, true, "", 0, "", false },
-        { "small output unchanged", 100, true, "hello\nworld\n", 0, "hello\nworld\n", false },
-        { "no final newline kept", 100, true, "a\nb", 0, "a\nb", false },
-        { "beyond the head but within budget", 10, true, "aaa\nbbb\nccc\nddd\neee\nfff\n", 0,
-          "aaa\nbbb\nccc\nddd\neee\nfff\n", false },
-        { "exactly at budget (40 bytes = 10 tokens)", 10, true,
-          "l00\nl01\nl02\nl03\nl04\nl05\nl06\nl07\nl08\nl09\n", 0,
-          "l00\nl01\nl02\nl03\nl04\nl05\nl06\nl07\nl08\nl09\n", false },
-        { "runs of 2 and 3 are not folded", 100, true, "x\nx\ny\ny\ny\nz\n", 0,
-          "x\nx\ny\ny\ny\nz\n", false },
-        { "run of 4 folds", 100, true, "q\nq\nq\nq\nend\n", 0,
-          "q\nq\n\xe2\x80\xa6 repeated 2 more times\nend\n", false },
-        { "run after the head folds across it", 100, true, "a\nb\nb\nb\nb\nb\nb\nc\n", 0,
-          "a\nb\nb\n\xe2\x80\xa6 repeated 4 more times\nc\n", false },
-        { "carriage-return bar keeps its last state", 100, true, "0%\r50%\r100%\ndone\n", 0,
-          "100%\ndone\n", false },
-        { "CRLF is a newline", 100, true, "a\r\nb\r\n", 0, "a\nb\n", false },
-        { "bar at EOF", 100, true, "1/3\r2/3\r3/3\r", 0, "3/3", false },
-        { "ANSI CSI and OSC stripped", 100, true,
-          "\x1b[1;31mred\x1b[0m \x1b]0;title\x07ok \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\\n", 0,
-          "red ok link\n", false },
-        { "ANSI kept when asked", 100, false, "\x1b[31mred\x1b[0m\n", 0, "\x1b[31mred\x1b[0m\n",
-          false },
-        { "lone ESC before text", 100, true, "a\x1b" "b\n", 0, "a\n", false },
-        { "invalid UTF-8 becomes U+FFFD", 100, true, "a\xff" "b\xe2\x82" "c\xed\xa0\x80\n", 0,
-          "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\n", false },
-        { "valid multibyte kept", 100, true, "\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80\n", 0,
-          "\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80\n", false },
-        { "truncated sequence at EOF", 100, true, "ok\xf0\x9f", 0, "ok\xef\xbf\xbd", false },
-        { "NUL byte kept", 100, true, "a\0b\n", 4, "a\0b\n", false },
+        {"empty output", 100, true, "", 0, "", false},
+        {"small output unchanged", 100, true, "hello\nworld\n", 0, "hello\nworld\n", false},
+        {"no final newline kept", 100, true, "a\nb", 0, "a\nb", false},
+        {"beyond the head but within budget", 10, true, "aaa\nbbb\nccc\nddd\neee\nfff\n", 0,
+         "aaa\nbbb\nccc\nddd\neee\nfff\n", false},
+        {"exactly at budget (40 bytes = 10 tokens)", 10, true,
+         "l00\nl01\nl02\nl03\nl04\nl05\nl06\nl07\nl08\nl09\n", 0,
+         "l00\nl01\nl02\nl03\nl04\nl05\nl06\nl07\nl08\nl09\n", false},
+        {"runs of 2 and 3 are not folded", 100, true, "x\nx\ny\ny\ny\nz\n", 0, "x\nx\ny\ny\ny\nz\n", false},
+        {"run of 4 folds", 100, true, "q\nq\nq\nq\nend\n", 0,
+         "q\nq\n\xe2\x80\xa6 repeated 2 more times\nend\n", false},
+        {"run after the head folds across it", 100, true, "a\nb\nb\nb\nb\nb\nb\nc\n", 0,
+         "a\nb\nb\n\xe2\x80\xa6 repeated 4 more times\nc\n", false},
+        {"carriage-return bar keeps its last state", 100, true, "0%\r50%\r100%\ndone\n", 0, "100%\ndone\n",
+         false},
+        {"CRLF is a newline", 100, true, "a\r\nb\r\n", 0, "a\nb\n", false},
+        {"bar at EOF", 100, true, "1/3\r2/3\r3/3\r", 0, "3/3", false},
+        {"ANSI CSI and OSC stripped", 100, true,
+         "\x1b[1;31mred\x1b[0m \x1b]0;title\x07ok \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\\n", 0,
+         "red ok link\n", false},
+        {"ANSI kept when asked", 100, false, "\x1b[31mred\x1b[0m\n", 0, "\x1b[31mred\x1b[0m\n", false},
+        {"lone ESC before text", 100, true,
+         "a\x1b"
+         "b\n",
+         0, "a\n", false},
+        {"invalid UTF-8 becomes U+FFFD", 100, true,
+         "a\xff"
+         "b\xe2\x82"
+         "c\xed\xa0\x80\n",
+         0,
+         "a\xef\xbf\xbd"
+         "b\xef\xbf\xbd"
+         "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\n",
+         false},
+        {"valid multibyte kept", 100, true, "\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80\n", 0,
+         "\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80\n", false},
+        {"truncated sequence at EOF", 100, true, "ok\xf0\x9f", 0, "ok\xef\xbf\xbd", false},
+        {"NUL byte kept", 100, true, "a\0b\n", 4, "a\0b\n", false},
 };
 
 static void test_exact(void)
 {
-        static const size_t chunks[] = { 1, 3, 4096 };
+        static const size_t chunks[] = {1, 3, 4096};
         for (size_t i = 0; i < ELEMENTSOF(exact_cases); i++) {
                 const struct exact *e = &exact_cases[i];
                 size_t len = e->in_len ? e->in_len : strlen(e->in);
@@ -112,13 +120,11 @@ static void test_exact(void)
                 for (size_t c = 0; c < ELEMENTSOF(chunks); c++) {
                         result r;
                         shield_run(e->tokens, e->strip, e->in, len, "", 0, chunks[c], &r);
-                        bool same = r.s[0].text_len == wlen &&
-                                    memcmp(r.s[0].text, e->want, wlen) == 0;
+                        bool same = r.s[0].text_len == wlen && memcmp(r.s[0].text, e->want, wlen) == 0;
                         ok(same, "%s (chunk %zu)", e->name, chunks[c]);
                         if (!same)
                                 diag("got [%s] (%zu bytes)", r.s[0].text, r.s[0].text_len);
-                        ok(r.s[0].truncated == e->truncated && r.s[0].bytes == len &&
-                                   r.prefix_ok[0],
+                        ok(r.s[0].truncated == e->truncated && r.s[0].bytes == len && r.prefix_ok[0],
                            "%s: counts (chunk %zu)", e->name, chunks[c]);
                         result_done(&r);
                 }
@@ -133,13 +139,13 @@ static void test_estimate(void)
                 const char *s;
                 uint64_t tokens;
         } t[] = {
-                { "", 0 },
-                { "abcd", 1 },
-                { "abcde", 2 },
-                { "\xc3\xa9", 1 },                  /* é: one token, not 2/4 */
-                { "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 3 }, /* 日本語 */
-                { "\xf0\x9f\x98\x80", 1 },          /* emoji */
-                { "ab\xc3\xa9", 2 },                /* 2 + 4 units */
+                {"", 0},
+                {"abcd", 1},
+                {"abcde", 2},
+                {"\xc3\xa9", 1},                             /* é: one token, not 2/4 */
+                {"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 3}, /* 日本語 */
+                {"\xf0\x9f\x98\x80", 1},                     /* emoji */
+                {"ab\xc3\xa9", 2},                           /* 2 + 4 units */
         };
         for (size_t i = 0; i < ELEMENTSOF(t); i++)
                 is_int(acs_estimate_tokens(t[i].s, strlen(t[i].s)), t[i].tokens, "estimate");
@@ -222,8 +228,7 @@ static void test_split(void)
         ok(lines_whole(o->text, o->text_len, in, len), "only whole lines");
         is_int(r.live[0], 160, "live head is 160 bytes");
         /* live + epilogue = text */
-        ok(r.epi[0] && r.live[0] + r.epi_len[0] == o->text_len &&
-                   memcmp(in, o->text, r.live[0]) == 0 &&
+        ok(r.epi[0] && r.live[0] + r.epi_len[0] == o->text_len && memcmp(in, o->text, r.live[0]) == 0 &&
                    memcmp(r.epi[0], o->text + r.live[0], r.epi_len[0]) == 0,
            "live prefix + epilogue = text");
         result_done(&r);
@@ -245,13 +250,13 @@ static void test_split(void)
                 vl += (size_t)w;
                 var[vl++] = '\n';
         }
-        static const size_t chunks[] = { 1, 13, 4096, 65536 };
+        static const size_t chunks[] = {1, 13, 4096, 65536};
         for (size_t c = 0; c < ELEMENTSOF(chunks); c++) {
                 shield_run(300, true, var, vl, "", 0, chunks[c], &r);
-                ok(lines_whole(r.s[0].text, r.s[0].text_len, var, vl),
-                   "whole lines with chunk %zu", chunks[c]);
-                ok(acs_estimate_tokens(r.s[0].text, r.s[0].text_len) <= 300,
-                   "within budget with chunk %zu", chunks[c]);
+                ok(lines_whole(r.s[0].text, r.s[0].text_len, var, vl), "whole lines with chunk %zu",
+                   chunks[c]);
+                ok(acs_estimate_tokens(r.s[0].text, r.s[0].text_len) <= 300, "within budget with chunk %zu",
+                   chunks[c]);
                 is_int(r.s[0].omitted_lines + count_lines(r.s[0].text, r.s[0].text_len) - 1, 3000,
                        "line count adds up");
                 ok(r.prefix_ok[0], "live part is a prefix");
@@ -311,7 +316,7 @@ static void test_stderr(void)
         const char *tb = "Traceback (most recent call last):\n"
                          "  File \"<string>\", line 3, in <module>\n"
                          "ZeroDivisionError: division by zero\n";
-        static const uint64_t budgets[] = { 0, 10, 100, 1000 };
+        static const uint64_t budgets[] = {0, 10, 100, 1000};
         for (size_t b = 0; b < ELEMENTSOF(budgets); b++) {
                 result r;
                 shield_run(budgets[b], true, flood, len, tb, strlen(tb), 65536, &r);
@@ -324,8 +329,7 @@ static void test_stderr(void)
                 if (budgets[b] >= 100)
                         is_str(e, tb, "whole traceback kept");
                 ok(r.s[0].truncated, "stdout clipped");
-                uint64_t tot = acs_estimate_tokens(r.s[0].text, r.s[0].text_len) +
-                               acs_estimate_tokens(e, el);
+                uint64_t tot = acs_estimate_tokens(r.s[0].text, r.s[0].text_len) + acs_estimate_tokens(e, el);
                 if (budgets[b] >= 100)
                         ok(tot <= budgets[b], "both streams within %llu tokens (%llu)",
                            (unsigned long long)budgets[b], (unsigned long long)tot);
@@ -423,10 +427,8 @@ static void test_memory(void)
                 if (m > peak)
                         peak = m;
         }
-        diag("shield memory at 1000 tokens: %zu bytes after 10 MB, %zu after 250 MB", peak_small,
-             peak);
-        ok(peak < 24 * 4000 + 8192, "memory bounded by the budget (%zu < %d)", peak,
-           24 * 4000 + 8192);
+        diag("shield memory at 1000 tokens: %zu bytes after 10 MB, %zu after 250 MB", peak_small, peak);
+        ok(peak < 24 * 4000 + 8192, "memory bounded by the budget (%zu < %d)", peak, 24 * 4000 + 8192);
         ok(peak <= peak_small * 2, "memory does not grow with the input");
         acs_stream_result out = {}, err = {};
         ok(acs_shield_finish(s, &out, &err) == 0, "finish");
@@ -441,6 +443,108 @@ static void test_memory(void)
         acs_shield_free(big);
 }
 
+/* ---- randomised invariants -------------------------------------------- */
+
+static bool valid_utf8(const unsigned char *s, size_t n)
+{
+        for (size_t i = 0; i < n;) {
+                unsigned c = s[i], lo = 0x80, hi = 0xBF;
+                size_t need;
+                if (c < 0x80) {
+                        i++;
+                        continue;
+                } else if (c >= 0xC2 && c <= 0xDF) {
+                        need = 1;
+                } else if (c >= 0xE0 && c <= 0xEF) {
+                        need = 2;
+                        lo = c == 0xE0 ? 0xA0 : lo;
+                        hi = c == 0xED ? 0x9F : hi;
+                } else if (c >= 0xF0 && c <= 0xF4) {
+                        need = 3;
+                        lo = c == 0xF0 ? 0x90 : lo;
+                        hi = c == 0xF4 ? 0x8F : hi;
+                } else {
+                        return false;
+                }
+                for (size_t k = 1; k <= need; k++) {
+                        if (i + k >= n || s[i + k] < lo || s[i + k] > hi)
+                                return false;
+                        lo = 0x80;
+                        hi = 0xBF;
+                }
+                i += need + 1;
+        }
+        return true;
+}
+
+static uint64_t rnd_state = 88172645463325252ULL;
+static unsigned rnd(void)
+{
+        rnd_state ^= rnd_state << 13;
+        rnd_state ^= rnd_state >> 7;
+        rnd_state ^= rnd_state << 17;
+        return (unsigned)rnd_state;
+}
+
+/* Random mixes of text, newlines, bars, escapes, bad UTF-8 and repeats, fed in
+ * random chunks to both streams: the invariants hold whatever comes. */
+static void test_random(void)
+{
+        static char buf[60000];
+        static const char *const alpha[] = {
+                "a",      "b",        "\n",         "\n",   "\n",
+                "xyz",    "\r",       "\x1b[3",     "m",    "\x1b]0;",
+                "\x07",   "\xe2\x82", "\xac",       "\xff", "\xf0\x9f\x98\x80",
+                "same\n", "same\n",   "0123456789", "\r\n", "\x1b",
+        };
+        unsigned bad_utf8 = 0, bad_epi = 0, bad_prefix = 0, over = 0, bad_mem = 0;
+        double worst = 0;
+        for (int iter = 0; iter < 400; iter++) {
+                size_t n = 0, target = rnd() % (iter % 10 == 0 ? sizeof buf - 16 : 3000);
+                while (n < target) {
+                        const char *a = alpha[rnd() % ELEMENTSOF(alpha)];
+                        memcpy(buf + n, a, strlen(a));
+                        n += strlen(a);
+                }
+                uint64_t budget = rnd() % 5 == 0 ? rnd() % 20 : rnd() % 2000;
+                acs_shield *s = acs_shield_new(budget, rnd() % 4 != 0);
+                bool held[2] = {false, false};
+                for (size_t off = 0, c; off < n; off += c) {
+                        c = 1 + rnd() % (rnd() % 2 ? 16 : 5000);
+                        c = c > n - off ? n - off : c;
+                        int st = rnd() % 3 == 0;
+                        size_t l = acs_shield_feed(s, st, buf + off, c);
+                        bad_prefix += held[st] && l;
+                        held[st] |= l < c;
+                        double ratio = (double)acs_shield_memory(s) / (double)(budget * 4 + 1024);
+                        worst = ratio > worst ? ratio : worst;
+                        bad_mem += ratio > 48;
+                }
+                acs_stream_result r[2] = {};
+                acs_shield_finish(s, &r[0], &r[1]);
+                uint64_t tot = 0;
+                for (int i = 0; i < 2; i++) {
+                        size_t el;
+                        char *e = acs_shield_epilogue(s, i, &el);
+                        bad_utf8 += !valid_utf8((unsigned char *)r[i].text, r[i].text_len);
+                        bad_epi += e &&
+                                   (el > r[i].text_len || memcmp(e, r[i].text + r[i].text_len - el, el) != 0);
+                        tot += acs_estimate_tokens(r[i].text, r[i].text_len);
+                        free(e);
+                        free(r[i].text);
+                }
+                /* markers are reserved; stderr's floor (64 tokens) may overrun */
+                over += budget >= 200 && tot > budget + 64;
+                acs_shield_free(s);
+        }
+        is_int(bad_utf8, 0, "random input: text always valid UTF-8");
+        is_int(bad_epi, 0, "random input: epilogue is the end of the text");
+        is_int(bad_prefix, 0, "random input: live part is a prefix");
+        is_int(over, 0, "random input: both streams within budget (+ stderr floor)");
+        diag("worst memory: %.1f bytes per unit of budget (+1024)", worst);
+        is_int(bad_mem, 0, "random input: memory within 48 bytes per unit of budget");
+}
+
 int main(void)
 {
         test_estimate();
@@ -450,5 +554,6 @@ int main(void)
         test_stderr();
         test_long_lines();
         test_memory();
+        test_random();
         return tap_done();
 }

@@ -17,25 +17,34 @@ static char *xstrdup(const char *s)
         return s ? strdup(s) : NULL;
 }
 
-static void add_finding(acs_report *r, const char *rule, const char *name, int line, int col,
-                        const char *msg)
+static void add_finding(acs_report *r, const char *rule, const char *name, int line, int col, const char *msg)
 {
         acs_scan_result *s = &r->scan;
         s->findings = realloc(s->findings, (s->n_findings + 1) * sizeof *s->findings);
-        s->findings[s->n_findings++] = (acs_finding){ xstrdup(rule), xstrdup(name), line, col,
-                                                      xstrdup(msg) };
+        s->findings[s->n_findings++] = (acs_finding){xstrdup(rule), xstrdup(name), line, col, xstrdup(msg)};
 }
 
 static void base(acs_report *r, const char *profile)
 {
         *r = (acs_report){
                 .profile = xstrdup(profile),
-                .scan = { .verdict = ACS_VERDICT_PASS, .ms = 0.123456 },
-                .limits = { .timeout_s = 5, .memory = 256 << 20, .processes = 32, .cpu_s = 5,
-                            .file_size = 64 << 20, .open_files = 64,
-                            .memory_enforced = "cgroup2", .processes_enforced = "rlimit" },
-                .wall_ms = 21.4, .user_ms = 9, .sys_ms = 3.1, .max_rss_kb = 9120,
-                .scan_ms = 0.1, .setup_ms = 1.9, .run_ms = 18, .diff_ms = 0.2,
+                .scan = {.verdict = ACS_VERDICT_PASS, .ms = 0.123456},
+                .limits = {.timeout_s = 5,
+                           .memory = 256 << 20,
+                           .processes = 32,
+                           .cpu_s = 5,
+                           .file_size = 64 << 20,
+                           .open_files = 64,
+                           .memory_enforced = "cgroup2",
+                           .processes_enforced = "rlimit"},
+                .wall_ms = 21.4,
+                .user_ms = 9,
+                .sys_ms = 3.1,
+                .max_rss_kb = 9120,
+                .scan_ms = 0.1,
+                .setup_ms = 1.9,
+                .run_ms = 18,
+                .diff_ms = 0.2,
         };
 }
 
@@ -53,8 +62,7 @@ static struct json_object *get(struct json_object *o, const char *path)
 {
         char buf[128];
         snprintf(buf, sizeof buf, "%s", path);
-        for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && o;
-             k = strtok_r(NULL, ".", &save)) {
+        for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save)) {
                 struct json_object *v = NULL;
                 if (json_object_get_type(o) == json_type_array)
                         v = json_object_array_get_idx(o, (size_t)atoi(k));
@@ -149,16 +157,15 @@ static void test_exited(const char *dir)
         ok(!has(j, "error"), "no error key");
         /* numbers: three decimals, no float noise */
         char *s = acs_report_to_string(&r, false);
-        ok(strstr(s, "\"ms\":0.123") && strstr(s, "\"wall_ms\":21.4,") &&
-                   strstr(s, "\"user_ms\":9,") && strstr(s, "\"timeout_s\":5,"),
+        ok(strstr(s, "\"ms\":0.123") && strstr(s, "\"wall_ms\":21.4,") && strstr(s, "\"user_ms\":9,") &&
+                   strstr(s, "\"timeout_s\":5,"),
            "times printed short");
         free(s);
         json_object_put(j);
         write_sample(dir, "exited", &r);
 
         char *sum = acs_report_summary(&r);
-        ok(sum && strstr(sum, "exited with status 0") && strstr(sum, "hello\n") &&
-                   strstr(sum, "scan pass"),
+        ok(sum && strstr(sum, "exited with status 0") && strstr(sum, "hello\n") && strstr(sum, "scan pass"),
            "summary: status, verdict, output");
         free(sum);
         acs_report_done(&r);
@@ -172,8 +179,7 @@ static void test_rejected(const char *dir)
         r.status = ACS_STATUS_REJECTED;
         r.exit_code = 126;
         r.scan.verdict = ACS_VERDICT_REJECT;
-        add_finding(&r, "forbidden-import", "os", 2, 0,
-                    "import of 'os' is not allowed by profile default");
+        add_finding(&r, "forbidden-import", "os", 2, 0, "import of 'os' is not allowed by profile default");
         add_finding(&r, "denied-builtin", "ev\xffl", 3, 4, "bad \xc3 bytes \xe2\x82");
         shield_output(&r, 1000, "", "");
         struct json_object *j = reparse(&r);
@@ -204,9 +210,9 @@ static void test_killed(const char *dir)
                 int exit_code, sig;
                 const char *name, *summary;
         } t[] = {
-                { ACS_STATUS_TIMEOUT, 124, 9, "timeout", "timed out after 5 s" },
-                { ACS_STATUS_SIGNALED, 139, 11, "signaled", "killed by signal 11 SIGSEGV" },
-                { ACS_STATUS_MEMORY, 137, 9, "memory", "memory limit" },
+                {ACS_STATUS_TIMEOUT, 124, 9, "timeout", "timed out after 5 s"},
+                {ACS_STATUS_SIGNALED, 139, 11, "signaled", "killed by signal 11 SIGSEGV"},
+                {ACS_STATUS_MEMORY, 137, 9, "memory", "memory limit"},
         };
         for (size_t i = 0; i < ELEMENTSOF(t); i++) {
                 acs_report r;
@@ -225,8 +231,8 @@ static void test_killed(const char *dir)
                 json_object_put(j);
                 write_sample(dir, t[i].name, &r);
                 char *sum = acs_report_summary(&r);
-                ok(sum && strstr(sum, t[i].summary) && strstr(sum, "clipped"),
-                   "summary says %s", t[i].summary);
+                ok(sum && strstr(sum, t[i].summary) && strstr(sum, "clipped"), "summary says %s",
+                   t[i].summary);
                 free(sum);
                 acs_report_done(&r);
         }

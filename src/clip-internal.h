@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The token shield's insides, shared by clip.c (input cleaning, line
+ * assembly, the live head) and clip-tail.c (the folder, the tail ring, the
+ * final split of the budget). Not an interface: only clip.h is.
+ */
+#pragma once
+
+#include <string.h>
+#include <sys/types.h>
+
+#include "clip.h"
+
+#define UNITS_PER_TOKEN 4
+#define HEAD_PERCENT 40
+#define GRACE_PERCENT 10
+#define MARKER_RESERVE (25 * UNITS_PER_TOKEN) /* the marker line, counted in the budget */
+#define STDERR_FLOOR 256                      /* units the end of stderr always gets */
+#define MIN_LINECAP 256                       /* bytes of one line kept, at least */
+#define ANSI_MAX 4096                         /* longest escape we swallow, in code points */
+#define ENTRY_SPECIAL 0x80000000u             /* ring entry header flag */
+#define FOLD_MIN 4                            /* runs this long or longer are folded */
+#define ELLIPSIS "\xe2\x80\xa6"               /* U+2026 */
+
+typedef struct sbuf {
+        char *p;
+        size_t len, cap;
+} sbuf;
+
+/* The line being assembled. */
+typedef struct line {
+        sbuf text;      /* cleaned content, at most linecap bytes kept */
+        uint64_t len;   /* cleaned bytes, including those not kept */
+        uint64_t units; /* units of all of it */
+        uint64_t xhash; /* hash of the bytes beyond linecap */
+        uint64_t raw;   /* bytes the program wrote for this line so far */
+} line;
+
+/* Ring entry header for entries that are not a plain line (fold, cleaned, cut). */
+typedef struct entry_extra {
+        uint64_t raw;   /* bytes the program wrote for it */
+        uint64_t lines; /* lines it stands for */
+        uint64_t units; /* units of all those lines, had they been shown */
+} entry_extra;
+
+enum { A_NORMAL, A_ESC, A_ESC_INTER, A_CSI, A_STRING, A_STRING_ESC };
+
+typedef struct stream {
+        /* UTF-8 decoder */
+        uint32_t cp;
+        int need;
+        uint8_t lo, hi;
+        /* ANSI escapes */
+        int ansi;
+        unsigned ansi_len;
+        bool pending_cr;
+        line cur;
+        /* live head */
+        bool live;      /* every byte so far went to the terminal */
+        bool head_cut;  /* the head ends inside a line */
+        bool skip_line; /* dropping the rest of the line cut at the head */
+        sbuf head;
+        uint64_t head_units, head_lines;
+        size_t head_last_off; /* last complete line in head (without "\n") */
+        size_t head_last_len;
+        bool head_has_last;
+        unsigned head_run; /* how many identical lines end the head */
+        /* folder: the current run of identical lines */
+        bool have_prev;
+        line prev; /* its text (raw = sum over the run) */
+        bool prev_nl;
+        uint64_t run, shown; /* lines in the run; of those already in the head */
+        /* tail ring: entries [ring_start, ring.len) */
+        sbuf ring;
+        size_t ring_start;
+        uint64_t ring_units, ring_entries;
+        /* counters */
+        uint64_t bytes, total_units;
+        uint64_t om_lines, om_bytes, om_units;
+        /* results */
+        char *epi;
+        size_t epi_len;
+} stream;
+
+struct acs_shield {
+        uint64_t budget;   /* units */
+        uint64_t head_max; /* units, both streams' heads together */
+        uint64_t grace;    /* a line that began live may finish past head_max by this */
+        size_t linecap;
+        bool strip_ansi;
+        bool finished;
+        stream st[2];
+};
+
+/* Feed context: where we are in the caller's chunk. */
+typedef struct chunk {
+        size_t off;       /* offset of the byte being processed */
+        size_t cp_off;    /* offset where the current code point began */
+        ssize_t line_off; /* offset where the current line began, -1: earlier chunk */
+        size_t live_end;  /* result of feed */
+} chunk;
+/* ---- small buffers ---------------------------------------------------- */
+
+static inline bool sbuf_reserve(sbuf *b, size_t extra)
+{
+        if (b->len + extra <= b->cap)
+                return true;
+        size_t n = b->cap ? b->cap : 64;
+        while (n < b->len + extra)
+                n *= 2;
+        char *p = realloc(b->p, n);
+        if (!p)
+                return false;
+        b->p = p;
+        b->cap = n;
+        return true;
+}
+
+static inline bool sbuf_add(sbuf *b, const void *d, size_t n)
+{
+        if (n == 0)
+                return true;
+        if (!sbuf_reserve(b, n))
+                return false;
+        memcpy(b->p + b->len, d, n);
+        b->len += n;
+        return true;
+}
+
+static inline void sbuf_free(sbuf *b)
+{
+        free(b->p);
+        *b = (sbuf){};
+}
+/* ---- units ------------------------------------------------------------ */
+
+static inline unsigned byte_units(unsigned char c)
+{
+        /* ASCII 1; a UTF-8 lead byte stands for one code point = one token */
+        return c < 0x80 ? 1 : c >= 0xC0 ? UNITS_PER_TOKEN : 0;
+}
+
+static inline uint64_t units_to_tokens(uint64_t u)
+{
+        return (u + UNITS_PER_TOKEN - 1) / UNITS_PER_TOKEN;
+}
+
+static inline uint64_t head_used(const acs_shield *s)
+{
+        return s->st[0].head_units + s->st[1].head_units;
+}
+/* clip.c */
+void acs_clip_head_close(acs_shield *s, stream *t);
+void acs_clip_stream_flush(acs_shield *s, stream *t);
+/* clip-tail.c */
+void acs_clip_fold_push(acs_shield *s, stream *t, bool nl);
+void acs_clip_fold_flush(acs_shield *s, stream *t);

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Imports (every form; the walk reaches them at any depth) and the checks
+ * that can only be decided once every import is known: module aliases,
+ * `x = module` copies, `T = type`.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "scan-walk-int.h"
+
+#define PNAME(w) ((w)->p->name ? (w)->p->name : "?")
+
+/* ---- imports: every form, at any depth (the walk reaches them all) ---- */
+
+static void alias_set(walk *w, const char *name, const char *module)
+{
+        PyObject *v = PyUnicode_FromString(module);
+        if (!v || PyDict_SetItemString(w->aliases, name, v) < 0)
+                w->err = -ENOMEM;
+        Py_XDECREF(v);
+}
+
+void check_module_name(walk *w, PyObject *node, const char *dotted)
+{
+        if (!acs_rules_import_allowed(w->p, dotted))
+                report_at(w, node, R_IMPORT, dotted);
+}
+
+void check_import(walk *w, PyObject *node)
+{
+        PyObject *names = get(node, S_names);
+        for (Py_ssize_t i = 0; names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++) {
+                PyObject *a = PyList_GET_ITEM(names, i);
+                const char *n = get_str(a, S_name), *as = get_str(a, S_asname);
+                if (!n)
+                        continue;
+                check_module_name(w, node, n);
+                if (as) {
+                        alias_set(w, as, n);
+                } else {
+                        char first[256];
+                        snprintf(first, sizeof first, "%.*s", (int)strcspn(n, "."), n);
+                        alias_set(w, first, first);
+                }
+        }
+        Py_XDECREF(names);
+}
+
+/* A name taken out of a module: the same rules as module.name. */
+static void check_from_name(walk *w, PyObject *node, const char *mod, const char *n)
+{
+        const char *rule = acs_rules_classify_attr(w->p, n);
+        if (rule)
+                report_at(w, node, rule, n);
+        else if (acs_rules_is_private(n)) {
+                int line, col;
+                node_pos(node, &line, &col);
+                report(w, line, col, R_PRIVATE, n, "'%s' is a private name of module '%s'; %s", n,
+                       mod, acs_rules_hint(R_PRIVATE, n));
+        } else if (acs_rules_dangerous_module(n, false) && !acs_rules_import_allowed(w->p, n)) {
+                int line, col;
+                node_pos(node, &line, &col);
+                report(w, line, col, R_IMPORT, n,
+                       "'from %s import %s' reaches module '%s', which profile %s does not allow (allowed: %s)",
+                       mod, n, n, PNAME(w), w->allowed);
+        }
+        if (strcmp(mod, "builtins") == 0 && denied_builtin(w, n))
+                report_at(w, node, R_BUILTIN, n);
+}
+
+void check_import_from(walk *w, PyObject *node)
+{
+        const char *mod = get_str(node, S_module);
+        int level = get_int(node, S_level);
+        if (level > 0) {
+                char name[300];
+                snprintf(name, sizeof name, "%.*s%s", level > 8 ? 8 : level, "........",
+                         mod ? mod : "");
+                int line, col;
+                node_pos(node, &line, &col);
+                report(w, line, col, R_IMPORT, name,
+                       "relative import '%s' is not allowed: the program runs as __main__, not in a package (allowed: %s)",
+                       name, w->allowed);
+                return;
+        }
+        if (!mod || strcmp(mod, "__future__") == 0)
+                return;
+        check_module_name(w, node, mod);
+        PyObject *names = get(node, S_names);
+        for (Py_ssize_t i = 0; names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++) {
+                PyObject *a = PyList_GET_ITEM(names, i);
+                const char *n = get_str(a, S_name), *as = get_str(a, S_asname);
+                if (!n || strcmp(n, "*") == 0)
+                        continue;
+                check_from_name(w, node, mod, n);
+                char full[512];
+                snprintf(full, sizeof full, "%s.%s", mod, n);
+                alias_set(w, as ? as : n, full);
+        }
+        Py_XDECREF(names);
+}
+
+/* ---- after the walk: aliases are known ---- */
+
+static PyObject *resolve_copy(walk *w, PyObject *name)
+{
+        /* follow dst <- src chains a few steps: m = random; r = m */
+        for (int step = 0; step < 8; step++) {
+                PyObject *next = NULL;
+                for (Py_ssize_t i = 0; i < PyList_GET_SIZE(w->copies); i++) {
+                        PyObject *pair = PyList_GET_ITEM(w->copies, i);
+                        if (PyUnicode_Compare(PyTuple_GET_ITEM(pair, 0), name) == 0) {
+                                next = PyTuple_GET_ITEM(pair, 1);
+                                break;
+                        }
+                }
+                if (!next || PyDict_GetItem(w->aliases, name))
+                        break;
+                name = next;
+        }
+        return name;
+}
+
+void resolve_cands(walk *w)
+{
+        for (size_t i = 0; i < w->n_cands && !w->err; i++) {
+                cand *c = &w->cands[i];
+                PyObject *name = PyUnicode_FromString(c->recv);
+                if (!name) {
+                        w->err = -ENOMEM;
+                        break;
+                }
+                PyObject *res = resolve_copy(w, name);
+                PyObject *mod = PyDict_GetItem(w->aliases, res);
+                const char *m = mod ? PyUnicode_AsUTF8(mod) : NULL;
+                const char *r = PyUnicode_AsUTF8(res);
+                if (c->kind == CAND_MODULE_ATTR && m) {
+                        if (acs_rules_is_private(c->attr))
+                                report(w, c->line, c->col, R_PRIVATE, c->attr,
+                                       "'%s' is a private attribute of module '%s'; %s", c->attr, m,
+                                       acs_rules_hint(R_PRIVATE, c->attr));
+                        else if (acs_rules_dangerous_module(c->attr, false) &&
+                                 !acs_rules_import_allowed(w->p, c->attr))
+                                report(w, c->line, c->col, R_IMPORT, c->attr,
+                                       "'%s.%s' reaches module '%s', which profile %s does not allow (allowed: %s)",
+                                       c->recv, c->attr, c->attr, PNAME(w), w->allowed);
+                } else if (c->kind == CAND_BUILTINS_ATTR && m && strcmp(m, "builtins") == 0 &&
+                           denied_builtin(w, c->attr)) {
+                        report(w, c->line, c->col, R_BUILTIN, c->attr,
+                               "builtin '%s' is denied by profile %s; %s", c->attr, PNAME(w),
+                               acs_rules_hint(R_BUILTIN, c->attr));
+                } else if (c->kind == CAND_TYPE_CALL && c->attr[0] == '3' && res != name && r &&
+                           strcmp(r, "type") == 0) {
+                        report(w, c->line, c->col, R_TYPE, "type",
+                               "type() (called as '%s') with three arguments creates a class at run time; %s",
+                               c->recv, acs_rules_hint(R_TYPE, "type"));
+                }
+                Py_DECREF(name);
+                PyErr_Clear();
+        }
+}
+

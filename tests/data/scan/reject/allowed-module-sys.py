@@ -1,0 +1,3 @@
+# expect: denied-attribute
+import statistics
+print(statistics.sys.modules)

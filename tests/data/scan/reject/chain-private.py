@@ -1,0 +1,3 @@
+# expect: module-internals
+import statistics
+statistics.random._os.system("id")

@@ -1,0 +1,3 @@
+# expect: denied-attribute
+import dataclasses
+print(dataclasses.sys)

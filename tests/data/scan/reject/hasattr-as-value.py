@@ -1,0 +1,3 @@
+# expect: reflective-access
+import functools
+print(functools.reduce(hasattr, ["real"], 1))

@@ -1,0 +1,3 @@
+# expect: forbidden-import
+import json
+print(json.codecs.open("/etc/passwd").read())
