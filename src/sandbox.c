@@ -386,8 +386,14 @@ fail:
 
 /* ---- the launcher side ------------------------------------------------ */
 
-static int write_maps(pid_t pid, uid_t outer_uid, gid_t outer_gid, uid_t inner_uid,
-                      gid_t inner_gid, bool root, acs_error *err)
+/*
+ * Unprivileged: one line, the invoking user (all the kernel allows).
+ * Run by root: every host id but 0 maps to itself (1..65534), so workspace
+ * files of any ordinary owner keep their ids through copy-up instead of
+ * failing with EOVERFLOW; the sandbox still runs as one of them with no
+ * capability, and host uid/gid 0 stay unmapped.
+ */
+static int write_maps(pid_t pid, uid_t uid, gid_t gid, bool root, acs_error *err)
 {
         char path[64], line[64];
         int r;
@@ -396,14 +402,17 @@ static int write_maps(pid_t pid, uid_t outer_uid, gid_t outer_gid, uid_t inner_u
                 if ((r = write_file_at(path, "deny")) < 0 && r != -ENOENT)
                         return acs_error_errno(err, r, "userns", "writing %s", path);
         }
-        snprintf(path, sizeof path, "/proc/%d/uid_map", pid);
-        snprintf(line, sizeof line, "%u %u 1\n", (unsigned)inner_uid, (unsigned)outer_uid);
-        if ((r = write_file_at(path, line)) < 0)
-                return acs_error_errno(err, r, "userns", "writing %s", path);
-        snprintf(path, sizeof path, "/proc/%d/gid_map", pid);
-        snprintf(line, sizeof line, "%u %u 1\n", (unsigned)inner_gid, (unsigned)outer_gid);
-        if ((r = write_file_at(path, line)) < 0)
-                return acs_error_errno(err, r, "userns", "writing %s", path);
+        const char *names[] = { "uid_map", "gid_map" };
+        for (int i = 0; i < 2; i++) {
+                snprintf(path, sizeof path, "/proc/%d/%s", pid, names[i]);
+                if (root)
+                        snprintf(line, sizeof line, "1 1 %u\n", (unsigned)ACS_ROOT_MAP_LAST);
+                else
+                        snprintf(line, sizeof line, "%u %u 1\n", i ? (unsigned)gid : (unsigned)uid,
+                                 i ? (unsigned)gid : (unsigned)uid);
+                if ((r = write_file_at(path, line)) < 0)
+                        return acs_error_errno(err, r, "userns", "writing %s", path);
+        }
         return 0;
 }
 
@@ -432,7 +441,8 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
                 c.uid = NOBODY_ID;
                 c.gid = NOBODY_ID;
                 if (cfg->workspace && stat(cfg->workspace, &st) == 0) {
-                        if (st.st_uid != 0 && st.st_gid != 0) {
+                        if (st.st_uid != 0 && st.st_gid != 0 && st.st_uid <= ACS_ROOT_MAP_LAST &&
+                            st.st_gid <= ACS_ROOT_MAP_LAST) {
                                 c.uid = st.st_uid;
                                 c.gid = st.st_gid;
                         } else if ((tree = acs_idmapped_tree(cfg->workspace, c.uid, c.gid)) >= 0) {
@@ -482,7 +492,7 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
         ret->sync_fd = sp[0];
         ret->inner_uid = c.uid;
 
-        r = write_maps(pid, c.uid, c.gid, c.uid, c.gid, root, err);
+        r = write_maps(pid, c.uid, c.gid, root, err);
         if (r < 0) {
                 acs_sandbox_kill(ret);
                 acs_sandbox_close(ret);

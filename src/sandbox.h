@@ -10,6 +10,9 @@
 #include "cli.h"
 #include "profile.h"
 
+/* Run by root, host ids 1..ACS_ROOT_MAP_LAST are mapped into the sandbox. */
+#define ACS_ROOT_MAP_LAST 65534
+
 typedef struct acs_bind {
         char *src;        /* host path, opened inside the new mount namespace */
         char *dest;       /* absolute path inside the sandbox */

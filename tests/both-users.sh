@@ -34,8 +34,11 @@ if [ "$(id -u)" -eq 0 ] && [ "${ACS_TEST_NO_UNPRIV:-0}" != 1 ]; then
         mkdir -p "$stage/build" "$stage/src"
         cp -p "$ACS_BUILDDIR/acs-launch" "$stage/build/"
         if [ -d "$ACS_BUILDDIR/.libs" ]; then cp -a "$ACS_BUILDDIR/.libs" "$stage/build/"; fi
+        # node_modules (the MCP SDK, ~30 MB) only for the test that uses it
+        excl=--exclude=tests/mcp/node_modules
+        case $test_script in */mcp.sh) excl= ;; esac
         for d in profiles tests examples doc; do
-                [ -d "$ACS_SRCDIR/$d" ] && cp -a "$ACS_SRCDIR/$d" "$stage/src/"
+                [ -d "$ACS_SRCDIR/$d" ] && tar -C "$ACS_SRCDIR" $excl -cf - "$d" | tar -C "$stage/src" -xf -
         done
         [ -d "$ACS_BUILDDIR/tests" ] && cp -a "$ACS_BUILDDIR/tests/." "$stage/src/tests/" 2>/dev/null
         chmod -R a+rX "$stage"

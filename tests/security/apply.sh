@@ -14,12 +14,10 @@ echo bye >"$WS/delete.txt"
 echo inner >"$WS/sub/inner.txt"
 chmod -R a+rwX "$WS"
 chmod 0777 "$TMP"
-# Run by root, the sandbox is uid 65534 on the host: give it the workspace,
-# as a user would, except one root-owned file (see "root-owned" below).
+# Run by root, the sandbox takes the workspace owner's uid: give it the
+# workspace, as a user would. (A root-owned workspace is tested below.)
 if is_root; then
         chown -R 65534:65534 "$WS"
-        echo root >"$WS/rootowned.txt"
-        chmod 0666 "$WS/rootowned.txt"
 fi
 fingerprint() { (cd "$1" && find . -printf '%p %y %m %s %l\n' | sort && find . -type f -exec md5sum {} + | sort); }
 fingerprint "$WS" >"$TMP/ws.before"
@@ -33,8 +31,6 @@ tryf('rename', lambda: os.rename('/workspace/sub', '/workspace/sub2'))
 tryf('chmod', lambda: os.chmod('/workspace/keep.txt', 0o777))
 tryf('symlink', lambda: os.symlink('/etc/passwd', '/workspace/link'))
 tryf('fifo', lambda: os.mkfifo('/workspace/fifo'))
-if os.path.exists('/workspace/rootowned.txt'):
-    tryf('rootowned', lambda: open('/workspace/rootowned.txt', 'a').write('x'))
 print('END')
 " -w "$WS"
 reached "workspace writes without --apply"
@@ -43,10 +39,23 @@ for k in new modify delete chmod symlink fifo; do
         expect_field $k "$(case $k in new) echo 3 ;; modify) echo 7 ;; *) echo OK ;; esac)" "control: inside, $k in /workspace works"
 done
 if is_root; then
-        # A root-owned file in DIR (uid 0 is not mapped in the sandbox):
-        # modifying it needs an overlay copy-up, which cannot preserve an
-        # unmapped owner (EOVERFLOW) unless the lower layer is id-mapped.
-        expect_field rootowned 1 "run by root: a root-owned file writable by the sandbox (0666) can be modified inside, as acs-launch(1) says"
+        # A root-owned workspace is shown through an idmapped lower layer in
+        # which uid/gid 0 are the sandbox's (acs-launch(1), THE WORKSPACE):
+        # its files can be changed inside, never on the host.
+        RWS=$TMP/rootws
+        mkdir -p "$RWS"
+        echo root >"$RWS/rootowned.txt"
+        chmod 0644 "$RWS/rootowned.txt"
+        fingerprint "$RWS" >"$TMP/rws.before"
+        pyrun "
+tryf('rootowned', lambda: open('/workspace/rootowned.txt', 'a').write('x'))
+print('END')
+" -w "$RWS"
+        expect_field rootowned 1 "run by root: a root-owned workspace's files can be modified inside, as acs-launch(1) says"
+        fingerprint "$RWS" >"$TMP/rws.after"
+        if cmp -s "$TMP/rws.before" "$TMP/rws.after"; then ok "run by root: the root-owned workspace is unchanged on the host"; else
+                fail "run by root: the root-owned workspace is unchanged on the host"
+        fi
 fi
 fingerprint "$WS" >"$TMP/ws.after"
 if cmp -s "$TMP/ws.before" "$TMP/ws.after"; then ok "without --apply the host directory is unchanged"; else
