@@ -322,7 +322,11 @@ int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, 
          * the old root goes away. */
         if (mkdir(N "/proc", 0555) < 0)
                 return acs_error_errno(err, -errno, "mount", "mkdir /proc");
-        if (mount("proc", N "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+        /* hidepid=ptraceable: init (not dumpable; in the fork-style path a copy
+         * of the launcher, whose command line it still shows) is hidden */
+        if (mount("proc", N "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=ptraceable") < 0 &&
+            (errno != EINVAL ||
+             mount("proc", N "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)) {
                 if (errno == EPERM)
                         return acs_error_set(err, -EPERM, "mount",
                                              "cannot mount a fresh /proc: this host's /proc has mounts over parts of it "

@@ -153,7 +153,7 @@ static int read_source(const char *path, uint64_t max, plan *p, acs_error *err)
 /* A command-line value may tighten a locked profile value, never loosen it. */
 static int check_locked(const acs_profile *prof, const char *key, bool loosens, acs_error *err)
 {
-        if (loosens && acs_strv_contains(prof->locked, key))
+        if (loosens && acs_profile_is_locked(prof, key))
                 return acs_error_set(err, -EPERM, "profile", "profile '%s' locks %s: the command line may not loosen it",
                                      prof->name, key);
         return 0;
@@ -191,6 +191,12 @@ static int build_plan(const acs_run_request *req, bool scan, plan *p, acs_error 
                                 return r;
                         c->net = (acs_net_mode)o->net;
                 }
+                /* settings that are all-or-nothing: any use loosens them */
+                if ((r = check_locked(prof, "bind", o->n_mounts > 0, err)) < 0 ||
+                    (r = check_locked(prof, "env", o->setenv || o->unsetenv, err)) < 0 ||
+                    (r = check_locked(prof, "workspace", o->workspace != NULL, err)) < 0 ||
+                    (r = check_locked(prof, "apply", o->apply, err)) < 0)
+                        return r;
         }
         c->hostname = prof->hostname ? prof->hostname : "sandbox";
         c->rl_cpu = prof->cpu;

@@ -361,7 +361,8 @@ static _noreturn_ void init_main(child_ctx *c)
         int *src_fds = NULL, ws_fd = -1;
         if ((r = acs_mounts_open(cfg, &src_fds, &ws_fd, err)) < 0)
                 goto fail;
-        acs_trace(cfg, "userns: maps written, sources opened");
+        acs_trace(cfg, c->fast ? "userns (vfork-style clone, own maps), sources opened"
+                               : "userns (fork-style clone, maps from the launcher), sources opened");
         if ((r = setup_identity(c, err)) < 0)
                 goto fail;
         /* Changing credentials cleared the parent-death signal: set it again,
