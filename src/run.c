@@ -453,9 +453,11 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 
         clock_gettime(CLOCK_REALTIME, &run_start);
-        p.cfg.t0_ms = acs_now_ms();
+        /* -v: every step's time counts from the start of the run */
+        p.cfg.t0_ms = t0;
+        double t_spawn = acs_now_ms();
         if (p.cfg.verbose)
-                fprintf(stderr, "acs-launch: %8.3f ms  plan ready (profile %s)\n", p.cfg.t0_ms - t0, prof->name);
+                fprintf(stderr, "acs-launch: %8.3f ms  plan ready (profile %s)\n", t_spawn - t0, prof->name);
         r = acs_sandbox_spawn(&p.cfg, &sb, err);
         closep(&outp[1]);
         closep(&errp[1]);
@@ -466,7 +468,8 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
 
         acs_supervise_in si = { .sb = &sb, .out_fd = outp[0], .err_fd = errp[0], .scan_fd = scanp[0],
                                 .signal_fd = sigfd, .cancel_fd = req->cancel_fd, .timeout_s = p.timeout,
-                                .stream = req->stream, .shield = shield };
+                                .stream = req->stream, .shield = shield, .t_spawn = t_spawn,
+                                .trace_t0 = p.cfg.verbose ? t0 : 0 };
         r = acs_supervise(&si, &so, err);
         if (r < 0) {
                 acs_sandbox_kill(&sb);
@@ -488,6 +491,9 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         acs_shield_finish(shield, &rep->out, &rep->err);
         if ((r = finish_workspace(req, &sb, &run_start, rep, err)) < 0)
                 goto restore;
+        if (p.cfg.verbose)
+                fprintf(stderr, "acs-launch: %8.3f ms  output clipped, workspace diffed (%.3f ms)\n",
+                        acs_now_ms() - t0, rep->diff_ms);
         if (rep->status == ACS_STATUS_EXITED && rep->exit_code != 0 && rep->limits.memory &&
             rep->err.text && strstr(rep->err.text, "MemoryError"))
                 rep->status = ACS_STATUS_MEMORY;
