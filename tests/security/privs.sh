@@ -184,7 +184,9 @@ print('END')
 reached "pid namespace probe"
 n=$(field npids)
 if [ -n "$n" ] && [ "$n" -le 8 ]; then ok "only a few pids visible in /proc ($n)"; else fail "only a few pids visible in /proc (got '$n')"; fi
-expect_field pid1 True "the sandbox has its own pid 1"
+# init is pid 1 but hidden (hidepid=ptraceable: it is not dumpable); the
+# program's own small pid shows the new pid namespace
+expect_field pid1 False "pid 1 (init, not ptraceable) is hidden from the program"
 diag "/proc/1/cmdline inside: $(field init_cmdline)"
 expect_field host_visible False "no host process is visible inside"
 pid=$(field mypid)
