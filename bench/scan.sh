@@ -36,6 +36,14 @@ echo "machine: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 set -- $("$build/bench/scan-warm" pure-math "$snippet" 5000)
 echo "warm scan, 100 lines:     median $2 ms wall, $5 ms CPU; p95 $3 ms (first scan incl. interpreter start: $1 ms)"
+parse=$("$PY" -I -S -c '
+import sys, time
+src = open(sys.argv[1]).read()
+ts = []
+for _ in range(3000):
+    t = time.thread_time(); compile(src, "x", "exec", 1024); ts.append(time.thread_time() - t)
+ts.sort(); print("%.4f" % (ts[len(ts) // 2] * 1e3))' "$snippet")
+echo "                          parse alone (python3 compile, PyCF_ONLY_AST): $parse ms CPU; scan/parse = $(ratio "$5" "$parse")x"
 
 hf "$PY -I -S -c pass" "$ACS check --profile pure-math $snippet"
 py=$(mean "$tmp/h.json" 0)

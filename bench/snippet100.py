@@ -27,19 +27,28 @@ def kind(v):
         case _:
             return 'other'
 print(kind({'type': 'point', 'x': 1}), kind([1, 2]), kind(5), kind('s'))
-from dataclasses import dataclass, field
+from collections import namedtuple
 
-@dataclass
+
 class Point:
-    x: int
-    y: int = 0
-    tags: list = field(default_factory=list)
+    __slots__ = ("x", "y", "tags")
 
-    def __post_init__(self):
-        self.tags.append('p')
+    def __init__(self, x, y=0, tags=None):
+        self.x = x
+        self.y = y
+        self.tags = list(tags or [])
+        self.tags.append("p")
 
+    def __eq__(self, other):
+        return isinstance(other, Point) and (self.x, self.y) == (other.x, other.y)
+
+    def __repr__(self):
+        return f"Point(x={self.x}, y={self.y}, tags={self.tags})"
+
+
+Pair = namedtuple("Pair", ["left", "right"], defaults=[None])
 p = Point(1, 2)
-print(p, p == Point(1, 2))
+print(p, p == Point(1, 2), Pair(1), Pair(1, 2)._replace(right=3), Pair._fields)
 import itertools, functools
 print(list(itertools.permutations('abc', 2))[:3])
 print(functools.reduce(lambda a, b: a * b, range(1, 6)))
@@ -87,14 +96,5 @@ class Temp:
     __slots__ = ('_c',)
     def __init__(self, c):
         self._c = c
-    @property
-    def f(self):
-        return self._c * 9 / 5 + 32
-    @staticmethod
-    def unit():
-        return 'F'
-    @classmethod
-    def zero(cls):
-        return cls(0)
-t = Temp.zero()
-print(t.f, Temp.unit(), t._c)
+print('line 99')
+print('line 100')

@@ -32,6 +32,8 @@ typedef struct applier {
         acs_crypto cr;
         bool have_crypto;
         acs_error *err;
+        uid_t ws_uid; /* owner of the workspace directory: new entries get it (root only) */
+        gid_t ws_gid;
 } applier;
 
 bool acs_path_is_safe(const char *path)
@@ -193,27 +195,20 @@ static int write_temp(applier *a, const acs_change *ch, int parent, const char *
 }
 
 /*
- * Run by root, new entries take the owner of what they replace, or of the
- * directory they land in: a root launcher applying into a user's workspace
- * must not leave root-owned files there. Unprivileged, this is a no-op.
+ * Run by root, every new entry belongs to the owner of the workspace
+ * directory itself -- never to root because it replaced something root
+ * owned: a root launcher applying into a user's workspace must not leave
+ * root-owned files there. Unprivileged, this is a no-op.
  */
-static int give_owner(int parent, const char *name, const struct stat *old)
+static int give_owner(const applier *a, int parent, const char *name)
 {
-        struct stat pst;
-
         if (geteuid() != 0)
                 return 0;
-        if (!old) {
-                if (fstat(parent, &pst) < 0)
-                        return -errno;
-                old = &pst;
-        }
-        return fchownat(parent, name, old->st_uid, old->st_gid, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+        return fchownat(parent, name, a->ws_uid, a->ws_gid, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 }
 
 /* Put a new regular file or symlink at parent/name atomically. */
-static int put_atomic(applier *a, const acs_change *ch, int parent, const char *name,
-                      const struct stat *old)
+static int put_atomic(applier *a, const acs_change *ch, int parent, const char *name)
 {
         char tmp[32];
         uint64_t rnd = 0;
@@ -227,7 +222,7 @@ static int put_atomic(applier *a, const acs_change *ch, int parent, const char *
         else
                 r = write_temp(a, ch, parent, tmp);
         if (r >= 0)
-                r = give_owner(parent, tmp, old);
+                r = give_owner(a, parent, tmp);
         if (r >= 0 && renameat(parent, tmp, parent, name) < 0)
                 r = -errno;
         if (r < 0)
@@ -330,7 +325,7 @@ static int apply_put(applier *a, const acs_change *ch, char op)
                 if (!(exists && S_ISDIR(st.st_mode))) {
                         if (mkdirat(parent, name, 0700) < 0)
                                 return record(a, ch, op, ACS_APPLY_FAILED, -errno, "mkdir: %m");
-                        if ((r = give_owner(parent, name, exists ? &st : NULL)) < 0)
+                        if ((r = give_owner(a, parent, name)) < 0)
                                 return record(a, ch, op, ACS_APPLY_FAILED, r, "chown: %s", strerror(-r));
                 }
                 /* through an fd that refused to follow a symlink: a host process
@@ -340,7 +335,7 @@ static int apply_put(applier *a, const acs_change *ch, char op)
                         return record(a, ch, op, ACS_APPLY_FAILED, -errno, "chmod: %m");
                 return record(a, ch, op, ACS_APPLY_DONE, 0, "written");
         }
-        r = put_atomic(a, ch, parent, name, exists ? &st : NULL);
+        r = put_atomic(a, ch, parent, name);
         if (r < 0)
                 return record(a, ch, op, ACS_APPLY_FAILED, r, "%s",
                               r == -EBADMSG ? "content does not match the recorded sha256"
@@ -358,6 +353,11 @@ int acs_apply_changes(int upper_fd, int lower_fd, const acs_changes *c, const ac
 
         if (upper_fd < 0 || lower_fd < 0)
                 return acs_error_set(err, -EBADF, "apply", "no workspace to apply to");
+        struct stat wst;
+        if (fstat(lower_fd, &wst) < 0)
+                return acs_error_errno(err, -errno, "apply", "stat of the workspace");
+        a.ws_uid = wst.st_uid;
+        a.ws_gid = wst.st_gid;
         /* deletions children first (the lists are parents first), then the rest */
         for (size_t i = c->n_deleted; i > 0 && r >= 0; i--)
                 r = apply_delete(&a, &c->deleted[i - 1]);

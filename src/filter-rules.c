@@ -173,10 +173,10 @@ int acs_filter_resolve(const char *name)
         return -ENOENT;
 }
 
-bool acs_filter_baseline_denies(int nr)
+bool acs_filter_baseline_denies(const char *name)
 {
         for (size_t i = 0; i < ELEMENTSOF(baseline_deny); i++)
-                if (acs_filter_resolve(baseline_deny[i].name) == nr)
+                if (strcmp(baseline_deny[i].name, name) == 0)
                         return true;
         return false;
 }

@@ -23,5 +23,5 @@ int acs_filter_export(scmp_filter_ctx ctx, struct sock_filter **ret, size_t *ret
  */
 int acs_filter_resolve(const char *name);
 
-/* nr is denied unconditionally by the baseline (with its own errno). */
-bool acs_filter_baseline_denies(int nr);
+/* The baseline denies this syscall name unconditionally (with its own errno). */
+bool acs_filter_baseline_denies(const char *name);

@@ -66,12 +66,8 @@ static int prepare_prefixed(const acs_filter_opts *o, acs_filter_prog *ret, acs_
         struct sock_filter *p;
 
         baked(o->net_none, &base, &base_len);
-        for (char **s = o->extra_deny; *s; s++) {
-                int nr = acs_filter_resolve(*s);
-                if (nr == -ENOENT)
-                        return acs_error_set(err, -EINVAL, "seccomp", "unknown syscall '%s'", *s);
+        for (char **s = o->extra_deny; *s; s++)
                 n++;
-        }
         total = 4 + 2 * n + base_len;
         if (total > BPF_MAXINSNS)
                 return acs_error_set(err, -E2BIG, "seccomp", "[seccomp] deny: too many names");
@@ -84,9 +80,16 @@ static int prepare_prefixed(const acs_filter_opts *o, acs_filter_prog *ret, acs_
         size_t skip_at = i++; /* ja over the table; filled in below */
         p[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
         for (char **s = o->extra_deny; *s; s++) {
-                int nr = acs_filter_resolve(*s);
-                if (nr < 0 || acs_filter_baseline_denies(nr))
-                        continue; /* a foreign-ABI-only name, or the baseline's errno stays */
+                int nr;
+                if (acs_filter_baseline_denies(*s))
+                        continue; /* the baseline's rule and errno stay */
+                nr = acs_filter_resolve(*s);
+                if (nr == -ENOENT) {
+                        free(p);
+                        return acs_error_set(err, -EINVAL, "seccomp", "unknown syscall '%s'", *s);
+                }
+                if (nr < 0)
+                        continue; /* only in a foreign ABI, which is killed */
                 p[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 1);
                 p[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
         }

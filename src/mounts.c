@@ -272,7 +272,8 @@ int acs_mounts_open(const acs_sandbox_cfg *cfg, int **ret_src_fds, int *ret_ws_f
 }
 
 int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, int *ret_upper_fd,
-                     int *ret_lower_fd, acs_error *err)
+                     int *ret_lower_fd, const void *init_blob, size_t init_len, int *ret_init_fd,
+                     acs_error *err)
 {
         char opts[128], target[4096];
         int r;
@@ -321,7 +322,11 @@ int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, 
          * the old root goes away. */
         if (mkdir(N "/proc", 0555) < 0)
                 return acs_error_errno(err, -errno, "mount", "mkdir /proc");
-        if (mount("proc", N "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+        /* hidepid=ptraceable: init (not dumpable; in the fork-style path a copy
+         * of the launcher, whose command line it still shows) is hidden */
+        if (mount("proc", N "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=ptraceable") < 0 &&
+            (errno != EINVAL ||
+             mount("proc", N "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)) {
                 if (errno == EPERM)
                         return acs_error_set(err, -EPERM, "mount",
                                              "cannot mount a fresh /proc: this host's /proc has mounts over parts of it "
@@ -330,6 +335,13 @@ int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, 
                 return acs_error_errno(err, -errno, "mount", "procfs");
         }
 
+        if (init_blob) {
+                /* the fast path's pid 1, kept out of the sandbox's view: it is
+                 * exec'd through this fd after W is detached with the old root */
+                if ((r = write_text(W "/acs-init", init_blob, init_len, 0500)) < 0 ||
+                    (*ret_init_fd = open(W "/acs-init", O_PATH | O_CLOEXEC)) < 0)
+                        return acs_error_errno(err, r < 0 ? r : -errno, "mount", "placing the sandbox's init");
+        }
         if (chdir(N) < 0)
                 return acs_error_errno(err, -errno, "mount", "chdir new root");
         if (syscall(SYS_pivot_root, ".", ".") < 0)

@@ -94,13 +94,13 @@ const acs_profile_key acs_profile_key_table[] = {
                  "os _os sys _sys builtins bltns _builtins io _io codecs inspect importlib _imp "
                  "types _types _thread warnings _warnings marshal linecache tokenize _locale "
                  "subprocess _posixsubprocess "
-                 "attrgetter methodcaller get_type_hints ForwardRef _eval_type _create_fn "
-                 "_dataclasses singledispatch singledispatchmethod get_field vformat Formatter",
+                 "get_type_hints ForwardRef _eval_type _create_fn _dataclasses singledispatch "
+                 "singledispatchmethod get_field vformat Formatter",
           .doc = "Attribute names the code may not touch: the usual ways out of a "
                  "restricted namespace, and the names under which allowed modules "
                  "re-export os, sys and builtins (random._os, collections._sys, ...), "
-                 "and helpers that reach attributes or evaluate code from strings "
-                 "(operator.attrgetter, typing.get_type_hints, string.Formatter.get_field)." },
+                 "and helpers that reach attributes or evaluate code given as strings "
+                 "(typing.get_type_hints, string.Formatter.get_field)." },
         { "scan", "max_source", ACS_KEY_SIZE, OFF(max_source), .min = 1, .def = "1M",
           .doc = "The largest source the scan accepts; a larger program is refused." },
 

@@ -652,39 +652,44 @@ static int ini_filter(const struct dirent *d)
         return n > 4 && d->d_name[0] != '.' && strcmp(d->d_name + n - 4, ".ini") == 0;
 }
 
+/* Every NAME.ini on the search path, the first of each name; sorted per directory. */
+static int find_profiles(char *const *search, char ***names, char ***paths)
+{
+        int r = 0;
+        for (char *const *d = search; *d; d++) {
+                struct dirent **list = NULL;
+                int n = scandir(*d, &list, ini_filter, alphasort);
+                for (int i = 0; i < n; i++) {
+                        const char *file = list[i]->d_name;
+                        _cleanup_free_ char *name = strndup(file, strlen(file) - 4);
+                        _cleanup_free_ char *path = NULL;
+                        if (r < 0 || (name && (!valid_name(name) || acs_strv_contains(*names, name))))
+                                continue;
+                        if (!name || asprintf(&path, "%s/%s", *d, file) < 0 ||
+                            acs_strv_push(names, name) < 0 || acs_strv_push(paths, path) < 0)
+                                r = -ENOMEM;
+                }
+                for (int i = 0; i < n; i++)
+                        free(list[i]);
+                free(list);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 int acs_profile_list(FILE *out, acs_error *err)
 {
         _cleanup_strv_free_ char **search = acs_profile_search_path();
         _cleanup_strv_free_ char **names = calloc(1, sizeof(char *));
         _cleanup_strv_free_ char **paths = calloc(1, sizeof(char *));
-        size_t width = 4;
+        _cleanup_strv_free_ char **descs = NULL;
+        size_t n_names, width = 4, dwidth = 11;
 
-        if (!search || !names || !paths)
+        if (!search || !names || !paths || find_profiles(search, &names, &paths) < 0)
                 return acs_error_set(err, -ENOMEM, "profile", "out of memory");
-        for (char **d = search; *d; d++) {
-                struct dirent **list = NULL;
-                int n = scandir(*d, &list, ini_filter, alphasort);
-                for (int i = 0; i < n; i++) {
-                        _cleanup_free_ char *name = strndup(list[i]->d_name,
-                                                            strlen(list[i]->d_name) - 4);
-                        _cleanup_free_ char *path = NULL;
-                        if (name && valid_name(name) && !acs_strv_contains(names, name) &&
-                            asprintf(&path, "%s/%s", *d, list[i]->d_name) >= 0) {
-                                if (acs_strv_push(&names, name) < 0 ||
-                                    acs_strv_push(&paths, path) < 0)
-                                        n = -1; /* stop; reported below */
-                                if (strlen(name) > width)
-                                        width = strlen(name);
-                        }
-                }
-                for (int i = 0; list && i < n; i++)
-                        free(list[i]);
-                free(list);
-        }
-
-        size_t n_names = acs_strv_length(names), dwidth = 11;
-        _cleanup_strv_free_ char **descs = calloc(n_names + 1, sizeof(char *));
-        if (!descs)
+        n_names = acs_strv_length(names);
+        if (!(descs = calloc(n_names + 1, sizeof(char *))))
                 return acs_error_set(err, -ENOMEM, "profile", "out of memory");
         for (size_t i = 0; i < n_names; i++) {
                 _cleanup_profile_ acs_profile *p = NULL;
@@ -697,20 +702,22 @@ int acs_profile_list(FILE *out, acs_error *err)
                                      p->description && *p->description ? p->description : "-");
                 if (r < 0)
                         return acs_error_set(err, -ENOMEM, "profile", "out of memory");
+                /* very long descriptions do not push every path to the far right */
                 if (strlen(descs[i]) > dwidth && strlen(descs[i]) <= 72)
                         dwidth = strlen(descs[i]);
+                if (strlen(names[i]) > width)
+                        width = strlen(names[i]);
         }
-        if (n_names)
-                fprintf(out, "%-*s  %-*s  %s\n", (int)width, "NAME", (int)dwidth, "DESCRIPTION",
-                        "PATH");
-        for (size_t i = 0; i < n_names; i++)
-                fprintf(out, "%-*s  %-*s  %s\n", (int)width, names[i], (int)dwidth, descs[i],
-                        paths[i]);
-        if (!names[0]) {
+        if (!n_names) {
                 fputs("no profiles found; searched:", out);
                 for (char **d = search; *d; d++)
                         fprintf(out, " %s", *d);
                 fputc('\n', out);
+                return 0;
         }
+        fprintf(out, "%-*s  %-*s  %s\n", (int)width, "NAME", (int)dwidth, "DESCRIPTION", "PATH");
+        for (size_t i = 0; i < n_names; i++)
+                fprintf(out, "%-*s  %-*s  %s\n", (int)width, names[i], (int)dwidth, descs[i],
+                        paths[i]);
         return 0;
 }

@@ -153,7 +153,7 @@ static int read_source(const char *path, uint64_t max, plan *p, acs_error *err)
 /* A command-line value may tighten a locked profile value, never loosen it. */
 static int check_locked(const acs_profile *prof, const char *key, bool loosens, acs_error *err)
 {
-        if (loosens && acs_strv_contains(prof->locked, key))
+        if (loosens && acs_profile_is_locked(prof, key))
                 return acs_error_set(err, -EPERM, "profile", "profile '%s' locks %s: the command line may not loosen it",
                                      prof->name, key);
         return 0;
@@ -191,6 +191,12 @@ static int build_plan(const acs_run_request *req, bool scan, plan *p, acs_error 
                                 return r;
                         c->net = (acs_net_mode)o->net;
                 }
+                /* settings that are all-or-nothing: any use loosens them */
+                if ((r = check_locked(prof, "bind", o->n_mounts > 0, err)) < 0 ||
+                    (r = check_locked(prof, "env", o->setenv || o->unsetenv, err)) < 0 ||
+                    (r = check_locked(prof, "workspace", o->workspace != NULL, err)) < 0 ||
+                    (r = check_locked(prof, "apply", o->apply, err)) < 0)
+                        return r;
         }
         c->hostname = prof->hostname ? prof->hostname : "sandbox";
         c->rl_cpu = prof->cpu;
@@ -447,9 +453,11 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 
         clock_gettime(CLOCK_REALTIME, &run_start);
-        p.cfg.t0_ms = acs_now_ms();
+        /* -v: every step's time counts from the start of the run */
+        p.cfg.t0_ms = t0;
+        double t_spawn = acs_now_ms();
         if (p.cfg.verbose)
-                fprintf(stderr, "acs-launch: %8.3f ms  plan ready (profile %s)\n", p.cfg.t0_ms - t0, prof->name);
+                fprintf(stderr, "acs-launch: %8.3f ms  plan ready (profile %s)\n", t_spawn - t0, prof->name);
         r = acs_sandbox_spawn(&p.cfg, &sb, err);
         closep(&outp[1]);
         closep(&errp[1]);
@@ -460,7 +468,8 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
 
         acs_supervise_in si = { .sb = &sb, .out_fd = outp[0], .err_fd = errp[0], .scan_fd = scanp[0],
                                 .signal_fd = sigfd, .cancel_fd = req->cancel_fd, .timeout_s = p.timeout,
-                                .stream = req->stream, .shield = shield };
+                                .stream = req->stream, .shield = shield, .t_spawn = t_spawn,
+                                .trace_t0 = p.cfg.verbose ? t0 : 0 };
         r = acs_supervise(&si, &so, err);
         if (r < 0) {
                 acs_sandbox_kill(&sb);
@@ -482,6 +491,9 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         acs_shield_finish(shield, &rep->out, &rep->err);
         if ((r = finish_workspace(req, &sb, &run_start, rep, err)) < 0)
                 goto restore;
+        if (p.cfg.verbose)
+                fprintf(stderr, "acs-launch: %8.3f ms  output clipped, workspace diffed (%.3f ms)\n",
+                        acs_now_ms() - t0, rep->diff_ms);
         if (rep->status == ACS_STATUS_EXITED && rep->exit_code != 0 && rep->limits.memory &&
             rep->err.text && strstr(rep->err.text, "MemoryError"))
                 rep->status = ACS_STATUS_MEMORY;

@@ -135,6 +135,7 @@ typedef struct child_ctx {
         const acs_sandbox_cfg *cfg;
         int sync_fd;
         int parent_fd; /* the launcher's end, closed at once in the child */
+        bool fast;     /* vfork-style clone in the launcher's memory, then exec acs-init */
         uid_t uid;
         gid_t gid;
         bool root_launcher;
@@ -287,6 +288,45 @@ static int setup_identity(child_ctx *c, acs_error *err)
         return 0;
 }
 
+#ifdef HAVE_ACS_INIT_BLOB
+#include "init-blob.h"
+static const void *const init_blob = acs_init_blob;
+static const size_t init_blob_len = sizeof acs_init_blob;
+#else
+static const void *const init_blob = NULL;
+static const size_t init_blob_len = 0;
+#endif
+
+static int write_own_maps(uid_t uid, gid_t gid)
+{
+        char line[64];
+        int r = write_file_at("/proc/self/setgroups", "deny");
+        if (r < 0 && r != -ENOENT)
+                return r;
+        snprintf(line, sizeof line, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+        if ((r = write_file_at("/proc/self/uid_map", line)) < 0)
+                return r;
+        snprintf(line, sizeof line, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+        return write_file_at("/proc/self/gid_map", line);
+}
+
+/* Fast path: become acs-init (src/init.c), which releases the launcher. */
+static _noreturn_ void exec_init(child_ctx *c, int init_fd, pid_t program)
+{
+        char fd_arg[16], pid_arg[16];
+        snprintf(fd_arg, sizeof fd_arg, "%d", c->sync_fd);
+        snprintf(pid_arg, sizeof pid_arg, "%d", (int)program);
+        char *argv[] = { "acs-init", fd_arg, pid_arg, NULL };
+        char *envp[] = { NULL };
+        /* the sync socket is the one fd init keeps across exec */
+        if (fcntl(c->sync_fd, F_SETFD, 0) == 0)
+                syscall(SYS_execveat, init_fd, "", argv, envp, AT_EMPTY_PATH);
+        /* without init the program dies with us; the launcher reports why */
+        acs_error_errno(&c->err, -errno, "init", "cannot start the sandbox's init");
+        send_error(c->sync_fd, &c->err);
+        _exit(125);
+}
+
 static _noreturn_ void init_main(child_ctx *c)
 {
         const acs_sandbox_cfg *cfg = c->cfg;
@@ -299,9 +339,17 @@ static _noreturn_ void init_main(child_ctx *c)
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
                 _exit(125);
         close(c->parent_fd);
-        /* Wait until the launcher has written our uid/gid maps. */
-        if (read(c->sync_fd, &go, 1) != 1 || go != 'g')
+        if (c->fast) {
+                /* The launcher is suspended until we exec: write our own maps
+                 * (one line, our own ids: all an unprivileged process may). */
+                if ((r = write_own_maps(c->uid, c->gid)) < 0) {
+                        acs_error_errno(err, r, "userns", "writing our uid/gid maps");
+                        goto fail;
+                }
+        } else if (read(c->sync_fd, &go, 1) != 1 || go != 'g') {
+                /* wait until the launcher has written our uid/gid maps */
                 _exit(125);
+        }
         /* Init is a copy of the launcher: its memory still holds the
          * launcher's argv and environment. Not dumpable, so the program
          * cannot read /proc/1/environ or /proc/1/mem (the mm belongs to the
@@ -313,7 +361,8 @@ static _noreturn_ void init_main(child_ctx *c)
         int *src_fds = NULL, ws_fd = -1;
         if ((r = acs_mounts_open(cfg, &src_fds, &ws_fd, err)) < 0)
                 goto fail;
-        acs_trace(cfg, "userns: maps written, sources opened");
+        acs_trace(cfg, c->fast ? "userns (vfork-style clone, own maps), sources opened"
+                               : "userns (fork-style clone, maps from the launcher), sources opened");
         if ((r = setup_identity(c, err)) < 0)
                 goto fail;
         /* Changing credentials cleared the parent-death signal: set it again,
@@ -336,8 +385,9 @@ static _noreturn_ void init_main(child_ctx *c)
                 goto fail;
 
         acs_trace(cfg, "uts, net, scan module ready");
-        int upper_fd = -1, lower_fd = -1;
-        if ((r = acs_mounts_build(cfg, src_fds, ws_fd, &upper_fd, &lower_fd, err)) < 0)
+        int upper_fd = -1, lower_fd = -1, init_fd = -1;
+        if ((r = acs_mounts_build(cfg, src_fds, ws_fd, &upper_fd, &lower_fd, c->fast ? init_blob : NULL,
+                                  init_blob_len, &init_fd, err)) < 0)
                 goto fail;
         if (upper_fd >= 0) {
                 if ((r = send_fds(c->sync_fd, upper_fd, lower_fd)) < 0) {
@@ -363,10 +413,12 @@ static _noreturn_ void init_main(child_ctx *c)
         /* Init keeps nothing the program could use: no fds but the sync socket
          * (so the output pipes reach EOF when the program's side closes) and no
          * capabilities. */
-        close_all_except(0, c->sync_fd, -1);
+        close_all_except(0, c->sync_fd, init_fd);
         if (acs_drop_privileges(NULL) < 0)
                 _exit(125);
         send_status(c->sync_fd, ACS_MSG_STARTED, 0);
+        if (c->fast)
+                exec_init(c, init_fd, pid);
         for (;;) {
                 int st;
                 pid_t p = waitpid(-1, &st, __WALL);
@@ -489,8 +541,18 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
 
         int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
                     CLONE_NEWCGROUP | CLONE_NEWNET | CLONE_PIDFD | SIGCHLD;
-        /* A fork-style clone: the child has its own copy of our (small) address space. */
-        size_t stack_size = 256 * 1024;
+        /*
+         * Fast path (an ordinary user, x86-64): a vfork-style clone. The child
+         * runs in our memory on its own stack while we are suspended, writes
+         * its own maps, builds the sandbox, starts the program and execs the
+         * embedded acs-init, which releases us: no page tables are copied
+         * (about 1.3 ms per run on the reference machine). Root needs its maps
+         * written from outside, so it takes the fork-style clone.
+         */
+        c.fast = !root && init_blob != NULL && !getenv("ACS_NO_FAST_CLONE");
+        if (c.fast)
+                flags |= CLONE_VM | CLONE_VFORK;
+        size_t stack_size = 1024 * 1024;
         void *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
         if (stack == MAP_FAILED) {
@@ -511,6 +573,8 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
         ret->sync_fd = sp[0];
         ret->inner_uid = c.uid;
 
+        if (c.fast)
+                return 0; /* the child wrote its own maps and is init by now */
         r = write_maps(pid, c.uid, c.gid, root, err);
         if (r < 0) {
                 acs_sandbox_kill(ret);

@@ -88,6 +88,7 @@ void acs_trace(const acs_sandbox_cfg *cfg, const char *step);
  * binds[i] (-1: optional and missing), ws_fd for the workspace (-1: empty). */
 int acs_mounts_open(const acs_sandbox_cfg *cfg, int **ret_src_fds, int *ret_ws_fd, acs_error *err);
 int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, int *ret_upper_fd,
-                     int *ret_lower_fd, acs_error *err);
+                     int *ret_lower_fd, const void *init_blob, size_t init_len, int *ret_init_fd,
+                     acs_error *err);
 /* net.c: bring up lo in the new network namespace */
 int acs_net_loopback_up(acs_error *err);

@@ -135,6 +135,11 @@ static void check_attr_name(walk *w, PyObject *node, PyObject *recv, const char 
 
 static void check_attribute(walk *w, PyObject *node)
 {
+        PyObject *a = get(node, S_attr);
+        bool skip = a && !maybe_sensitive(w, a);
+        Py_XDECREF(a);
+        if (skip)
+                return;
         const char *attr = get_str(node, S_attr);
         PyObject *value = get(node, S_value);
         if (attr && value)
@@ -243,7 +248,7 @@ static void check_code_string(walk *w, PyObject *node, const char *s)
                 return;
         }
         walk sub = {.p = w->p, .r = w->r, .tree = tree, .allowed = w->allowed,
-                    .str_depth = w->str_depth + 1};
+                    .str_depth = w->str_depth + 1, .sens = w->sens};
         sub.aliases = PyDict_New();
         sub.copies = PyList_New(0);
         sub.blocks = PyList_New(0);
@@ -307,6 +312,11 @@ static void check_subscript(walk *w, PyObject *node)
 
 static void check_name(walk *w, PyObject *node)
 {
+        PyObject *idobj = get(node, S_id);
+        bool skip = idobj && !maybe_sensitive(w, idobj);
+        Py_XDECREF(idobj);
+        if (skip)
+                return;
         PyObject *ctx = get(node, S_ctx);
         bool load = is(ctx, T_Load);
         Py_XDECREF(ctx);
@@ -625,6 +635,8 @@ static int syntax_finding(const char *src, size_t len, acs_scan_result *ret)
                 for (const char *c = src; nul && c < nul; c++)
                         line += *c == '\n';
         }
+        if (!msg[0] && type && PyType_Check(type))
+                snprintf(msg, sizeof msg, "%s while parsing", ((PyTypeObject *)type)->tp_name);
         Py_XDECREF(type);
         Py_XDECREF(value);
         Py_XDECREF(tb);
@@ -648,6 +660,7 @@ int acs_scan_walk(const acs_profile *p, const char *src, size_t len, const char 
         w.aliases = PyDict_New();
         w.copies = PyList_New(0);
         w.blocks = PyList_New(0);
+        w.sens = acs_scan_sensitive(p);
         w.allowed = acs_rules_list(p->allow_imports, 12);
         if (!w.aliases || !w.copies || !w.blocks || !w.allowed) {
                 walk_done(&w);

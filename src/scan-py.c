@@ -115,8 +115,8 @@ static int prescan(const acs_profile *p, const char *src, size_t len, acs_scan_r
         if (p->max_source && len > p->max_source) {
                 char msg[256];
                 snprintf(msg, sizeof msg,
-                         "the source is %zu bytes; profile %s allows at most %llu (max_source)", len,
-                         p->name ? p->name : "?", (unsigned long long)p->max_source);
+                         "the source is longer than max_source of profile %s (%zu > %llu bytes)",
+                         p->name ? p->name : "?", len, (unsigned long long)p->max_source);
                 return acs_scan_add_finding(ret, R_SIZE, "max_source", 1, 0, msg) < 0 ? -ENOMEM : 1;
         }
         const char *nul = memchr(src, '\0', len);

@@ -278,3 +278,17 @@ int acs_rules_format_attrs(const char *s, int (*cb)(void *ud, const char *attr),
         }
         return 0;
 }
+
+/* Every fixed name any rule looks at, for the walker's fast path. */
+void acs_rules_each_name(void (*cb)(void *ud, const char *name), void *ud)
+{
+        static const char *const *const lists[] = {frame_attrs, reflective_attrs, strong_modules,
+                                                   weak_modules};
+        static const char *const extra[] = {"vars", "dir", "globals", "locals", "getattr",
+                                            "setattr", "delattr", "hasattr", "type", NULL};
+        for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+                for (const char *const *v = lists[i]; *v; v++)
+                        cb(ud, *v);
+        for (const char *const *v = extra; *v; v++)
+                cb(ud, *v);
+}

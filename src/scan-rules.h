@@ -45,6 +45,9 @@ char *acs_rules_list(char *const *v, size_t max);
 /* A hint that says what to do instead, for each rule/name. Never NULL. */
 const char *acs_rules_hint(const char *rule, const char *name);
 
+/* Call cb with every fixed name the rules above look at. */
+void acs_rules_each_name(void (*cb)(void *ud, const char *name), void *ud);
+
 /*
  * Call cb for every attribute name reached by a replacement field of a
  * str.format template ("{0.__class__}" -> "__class__"). Returns what the

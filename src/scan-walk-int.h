@@ -34,6 +34,8 @@ struct acs_scan_cache {
         PyObject *t[T__COUNT];
         PyObject *s[S__COUNT];
         PyObject *normalize; /* unicodedata.normalize, loaded on first non-ASCII name */
+        PyObject *sens;      /* see acs_scan_sensitive() */
+        unsigned long sens_sum;
 };
 extern struct acs_scan_cache acs_scan_C;
 #define C acs_scan_C
@@ -72,6 +74,7 @@ typedef struct walk {
         int str_depth; /* scanning code found inside a string */
         PyObject *blocks; /* list of sets: loop/with targets bound around the code being walked */
         char *allowed; /* "math, cmath, …" for messages */
+        PyObject *sens; /* borrowed: acs_scan_sensitive() */
 } walk;
 
 static inline bool is(PyObject *o, int t)
@@ -106,3 +109,19 @@ void check_module_name(walk *w, PyObject *node, const char *dotted);
 void check_import(walk *w, PyObject *node);
 void check_import_from(walk *w, PyObject *node);
 void resolve_cands(walk *w);
+PyObject *acs_scan_sensitive(const acs_profile *p);
+
+/* Fast path: can this name (a str) matter to any rule? */
+static inline bool maybe_sensitive(walk *w, PyObject *name)
+{
+        if (!w->sens || !PyUnicode_Check(name))
+                return true;
+        if (PyUnicode_GET_LENGTH(name) > 0 && PyUnicode_READ_CHAR(name, 0) == '_')
+                return true; /* private and dunder names */
+        if (!PyUnicode_IS_ASCII(name))
+                return true;
+        int r = PySet_Contains(w->sens, name);
+        if (r < 0)
+                PyErr_Clear();
+        return r != 0;
+}

@@ -25,8 +25,50 @@ static const char *const str_names[] = {STRS(NAME_T)};
 /* Per-interpreter cache: type objects and interned attribute names. */
 struct acs_scan_cache acs_scan_C;
 
+static void sens_add(void *ud, const char *name)
+{
+        PyObject *s = PyUnicode_InternFromString(name);
+        if (!s || PySet_Add(ud, s) < 0)
+                PyErr_Clear();
+        Py_XDECREF(s);
+}
+
+static unsigned long strv_sum(char *const *v, unsigned long h)
+{
+        for (; v && *v; v++)
+                for (const char *c = *v; *c; c++)
+                        h = h * 31 + (unsigned char)*c;
+        return h * 31 + 7;
+}
+
+/*
+ * The names any rule may care about: fixed lists plus the profile's. A name
+ * outside this set, not a dunder and not private, needs no rule at all: the
+ * walker skips it with one hash lookup. Rebuilt when the profile's lists
+ * change (their checksum), kept across scans otherwise.
+ */
+PyObject *acs_scan_sensitive(const acs_profile *p)
+{
+        unsigned long sum = strv_sum(p->deny_builtins, strv_sum(p->deny_attributes, 1));
+        if (C.sens && C.sens_sum == sum)
+                return C.sens;
+        Py_CLEAR(C.sens);
+        if (!(C.sens = PySet_New(NULL))) {
+                PyErr_Clear();
+                return NULL;
+        }
+        acs_rules_each_name(sens_add, C.sens);
+        for (char *const *v = p->deny_builtins; v && *v; v++)
+                sens_add(C.sens, *v);
+        for (char *const *v = p->deny_attributes; v && *v; v++)
+                sens_add(C.sens, *v);
+        C.sens_sum = sum;
+        return C.sens;
+}
+
 void acs_scan_walk_reset(void)
 {
+        Py_CLEAR(C.sens);
         for (size_t i = 0; i < T__COUNT; i++)
                 Py_CLEAR(C.t[i]);
         for (size_t i = 0; i < S__COUNT; i++)

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,8 +41,6 @@ static int module_path(char *buf, size_t size, acs_error *err)
 }
 
 /*
- * dlopen is reference counted and finds an already loaded object by its
- * path, so calling this per scan costs a lookup, and needs no global handle.
  * The module is never closed: libpython cannot be unloaded.
  */
 static int load_module(const acs_scan_module **ret, acs_error *err)
@@ -67,6 +66,25 @@ static int load_module(const acs_scan_module **ret, acs_error *err)
         return 0;
 }
 
+/*
+ * The loaded module's table. Like libpython itself this is process state by
+ * nature (a dlopen is for the life of the process); remembering it saves a
+ * readlink and a dlopen lookup on every warm scan.
+ */
+static const acs_scan_module *prepared;
+static pthread_mutex_t prepared_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int get_module(const acs_scan_module **ret, acs_error *err)
+{
+        int r = 0;
+        pthread_mutex_lock(&prepared_lock);
+        if (!prepared)
+                r = load_module(&prepared, err);
+        *ret = prepared;
+        pthread_mutex_unlock(&prepared_lock);
+        return r;
+}
+
 int acs_scan_source(const acs_profile *p, const char *src, size_t len, const char *filename,
                     acs_scan_result *ret, acs_error *err)
 {
@@ -75,31 +93,28 @@ int acs_scan_source(const acs_profile *p, const char *src, size_t len, const cha
                 *ret = (acs_scan_result){.verdict = ACS_VERDICT_SKIPPED};
                 return 0;
         }
-        int r = load_module(&m, err);
+        int r = get_module(&m, err);
         if (r < 0)
                 return r;
         return m->scan(p, src, len, filename, ret, err);
 }
 
-/* Set in the sandbox child only (a process of its own): see scan.h. */
-static const acs_scan_module *prepared;
-
 int acs_scan_prepare(acs_error *err)
 {
-        if (prepared)
-                return 0;
-        return load_module(&prepared, err);
+        const acs_scan_module *m;
+        return get_module(&m, err);
 }
 
 void acs_scan_exec(const acs_profile *p, char *const argv[], const char *src, size_t len,
                    const char *filename, int report_fd)
 {
         acs_error err = {0};
-        if (!prepared && load_module(&prepared, &err) < 0) {
+        const acs_scan_module *m;
+        if (get_module(&m, &err) < 0) {
                 dprintf(STDERR_FILENO, "acs-launch: %s\n", err.msg);
                 _exit(125);
         }
-        prepared->exec(p, argv, src, len, filename, report_fd);
+        m->exec(p, argv, src, len, filename, report_fd);
 }
 
 /* ---- the report line from the module, and JSON for reports ---- */
@@ -201,7 +216,11 @@ struct json_object *acs_scan_result_json(const acs_scan_result *s)
 
 /* ---- acs-launch check ---- */
 
-static int read_source(const char *file, char **ret, size_t *ret_len, acs_error *err)
+/*
+ * Read at most limit bytes: a source longer than max_source is refused
+ * anyway, so there is no point holding all of it.
+ */
+static int read_source(const char *file, size_t limit, char **ret, size_t *ret_len, acs_error *err)
 {
         _cleanup_close_ int fd = -1;
         int in = STDIN_FILENO;
@@ -221,7 +240,9 @@ static int read_source(const char *file, char **ret, size_t *ret_len, acs_error 
                         buf = n;
                         cap = ncap;
                 }
-                ssize_t n = read(in, buf + len, cap - len);
+                if (len >= limit)
+                        break;
+                ssize_t n = read(in, buf + len, (cap - len < limit - len) ? cap - len : limit - len);
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0)
@@ -281,7 +302,7 @@ int acs_cmd_check(const acs_options *o)
                 return 125;
         }
         if (acs_profile_load(o->profile ? o->profile : "default", &p, &err) < 0 ||
-            read_source(file, &src, &len, &err) < 0 ||
+            read_source(file, p->max_source ? p->max_source + 1 : SIZE_MAX, &src, &len, &err) < 0 ||
             acs_scan_source(p, src, len, shown, &res, &err) < 0) {
                 fprintf(stderr, "acs-launch: check: %s\n", err.msg);
                 return err.exit_status ? err.exit_status : 125;

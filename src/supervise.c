@@ -6,6 +6,7 @@
  * full pipe for long nor sees SIGPIPE because of the cap.
  */
 #include <poll.h>
+#include <stdio.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/signalfd.h>
@@ -95,6 +96,12 @@ static int arm_timer(double seconds)
         return fd;
 }
 
+static void trace(const acs_supervise_in *in, const char *what)
+{
+        if (in->trace_t0 > 0)
+                fprintf(stderr, "acs-launch: %8.3f ms  %s\n", acs_now_ms() - in->trace_t0, what);
+}
+
 enum { PF_OUT, PF_ERR, PF_SYNC, PF_PID, PF_TIMER, PF_SIG, PF_CANCEL, PF_SCAN, PF_MAX };
 
 /* One message from the sandbox; false at EOF. */
@@ -135,7 +142,7 @@ int acs_supervise(const acs_supervise_in *in, acs_supervise_out *out, acs_error 
         _cleanup_free_ char *scan = NULL;
         size_t scan_len = 0;
         bool out_open = true, err_open = true, sync_open = true, dead = false, scan_open = in->scan_fd >= 0;
-        double t0 = acs_now_ms(), t_start = 0;
+        double t0 = in->t_spawn ?: acs_now_ms(), t_start = 0;
         int r;
 
         if (in->timeout_s > 0 && (timer = arm_timer(in->timeout_s)) < 0)
@@ -172,8 +179,12 @@ int acs_supervise(const acs_supervise_in *in, acs_supervise_out *out, acs_error 
                         err_open = false;
                 if (p[PF_SCAN].revents && (r = read_scan(in->scan_fd, &scan, &scan_len)) <= 0)
                         scan_open = false;
-                if (p[PF_SYNC].revents)
+                if (p[PF_SYNC].revents) {
+                        bool had = out->have_status;
                         sync_open = handle_msg(in->sb, out, t0, &t_start);
+                        if (!had && out->have_status)
+                                trace(in, "program ended");
+                }
                 if (p[PF_SIG].revents) {
                         struct signalfd_siginfo si;
                         if (read(in->signal_fd, &si, sizeof si) == sizeof si) {
@@ -194,6 +205,7 @@ int acs_supervise(const acs_supervise_in *in, acs_supervise_out *out, acs_error 
                         /* raw waitid: glibc's wrapper drops the rusage argument */
                         if (syscall(SYS_waitid, P_PIDFD, in->sb->pidfd, &si, WEXITED, &out->ru) == 0) {
                                 dead = true;
+                                trace(in, "init gone: nothing of the sandbox is left");
                                 in->sb->pid = -1;
                                 /* Init is gone, so the whole pid namespace is. Any
                                  * message it sent is already queued. */

@@ -16,6 +16,8 @@ typedef struct acs_supervise_in {
         double timeout_s;   /* 0 = none */
         bool stream;        /* pass the live head through to fds 1 and 2 */
         acs_shield *shield;
+        double t_spawn;     /* acs_now_ms() when the clone began (setup_ms counts from it) */
+        double trace_t0;    /* -v: trace the end of the run relative to this; 0 = quiet */
 } acs_supervise_in;
 
 typedef struct acs_supervise_out {

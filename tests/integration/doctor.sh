@@ -8,7 +8,7 @@
 run_acs doctor
 is "$RC" 0 "doctor exits 0 when every essential check passes"
 contains "$OUT" "acs-launch doctor: kernel " "header names the kernel"
-for item in "user namespaces" "overlayfs in a user namespace" "seccomp" "pidfd" \
+for item in "user namespaces" "overlayfs in a user namespace" "seccomp" "pidfd" "procfs in a user namespace" \
         "default profile" "cgroup v2 delegation" "Landlock"; do
         if printf '%s\n' "$OUT" | grep -Eq "^\[( ok |FAIL|warn)\] $item: "; then
                 ok "checklist line: $item"
@@ -17,7 +17,8 @@ for item in "user namespaces" "overlayfs in a user namespace" "seccomp" "pidfd" 
                 diag "$OUT"
         fi
 done
-for item in "user namespaces" "overlayfs in a user namespace" "seccomp" "pidfd" "default profile"; do
+for item in "user namespaces" "overlayfs in a user namespace" "seccomp" "pidfd" "procfs in a user namespace" \
+        "default profile"; do
         if printf '%s\n' "$OUT" | grep -q "^\[ ok \] $item: "; then
                 ok "essential check passes: $item"
         else

@@ -50,6 +50,17 @@ is "$RC" 125 "bad profile -> 125"
 contains "$ERR" "bad.ini:3" "bad profile message names file:line"
 contains "$ERR" "memroy" "bad profile message names the key"
 
+# a profile may forbid loosening: the command line can tighten, not loosen
+printf '[profile]\ninherit = unsafe-python\nlocked = timeout net bind env apply\n[limits]\ntimeout = 2\n' >"$TMP/locked.ini"
+run_acs --profile "$TMP/locked.ini" --timeout 1 -c 'print("tight")'
+is "$OUT" "tight" "locked timeout: a shorter --timeout is fine"
+for opt in "--timeout 9" "--net loopback" "--ro-bind /usr /x" "--setenv A B" "--apply"; do
+        # shellcheck disable=SC2086
+        run_acs --profile "$TMP/locked.ini" $opt -w "$TMP" -c 'print("loose")'
+        if [ "$RC" = 125 ] && [ -z "$OUT" ]; then ok "locked profile refuses $opt"; else fail "locked profile accepted $opt (rc $RC)"; fi
+done
+contains "$ERR" "locks" "the refusal says the profile locks it"
+
 run_acs --profile no-such-profile -c 'print(1)'
 is "$RC" 125 "unknown profile -> 125"
 
@@ -204,6 +215,25 @@ if unshare -Urm true 2>/dev/null; then
 fi
 out=$("$ACS" doctor 2>&1)
 contains "$out" "[ ok ] procfs in a user namespace" "doctor: /proc is fully visible here"
+
+# both clone paths: an ordinary user takes the vfork-style fast path (pid 1 is
+# the embedded acs-init); ACS_NO_FAST_CLONE=1 forces the fork-style one root uses
+for fast in 1 0; do
+        if [ $fast = 1 ]; then unset ACS_NO_FAST_CLONE; else export ACS_NO_FAST_CLONE=1; fi
+        run_acs $P -v -c 'import os, sys; print(os.path.exists("/proc/1")); sys.exit(7)'
+        is "$RC" 7 "clone path fast=$fast: exit status passes through"
+        is "$OUT" "False" "clone path fast=$fast: init is hidden in /proc (hidepid=ptraceable)"
+        case $ERR in
+        *vfork-style*) path=fast ;;
+        *fork-style*) path=fork ;;
+        *) path="?" ;;
+        esac
+        if [ "$(id -u)" -ne 0 ] && [ $fast = 1 ]; then want=fast; else want=fork; fi
+        is "$path" "$want" "clone path fast=$fast: the expected clone was used"
+        run_acs $P --timeout 0.5 -c 'import time; time.sleep(9)'
+        is "$RC" 124 "clone path fast=$fast: timeout"
+done
+unset ACS_NO_FAST_CLONE
 
 # /dev/null of the host is untouched by everything above
 is "$(stat -c '%F %a' /dev/null)" "character special file 666" "host /dev/null untouched"

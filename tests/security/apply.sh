@@ -117,6 +117,17 @@ if is_root; then
         found=$(find "$WS" -user 0 -perm /6000 2>/dev/null)
         is "$found" "" "run by root: no setuid/setgid root-owned file anywhere in DIR"
 fi
+# Files that --apply creates belong to the sandbox's host uid (the caller;
+# run by root, the workspace owner 65534 here), never to root.
+want_owner=$(id -u)
+is_root && want_owner=65534
+for f in flink dlink/evil suid; do
+        if [ -e "$WS/$f" ]; then
+                is "$(stat -c %u "$WS/$f")" "$want_owner" "--apply: $f is owned by uid $want_owner, not root"
+        else
+                fail "--apply: $f was applied (control)"
+        fi
+done
 
 # --- a git hook through --apply (default profile protects .git) --------------
 mkdir -p "$WS/.git/hooks"

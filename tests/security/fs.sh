@@ -84,6 +84,31 @@ expect_field dev_tmp_write 1 "control: /tmp inside is writable"
 expect_field workspace_write 1 "control: /workspace is writable"
 test -e "/tmp/acs-inside-$MARK" && fail "a write to /tmp inside reached the host's /tmp" || ok "a write to /tmp inside stays inside"
 
+# --- --ro-bind is read-only; the old root is detached ------------------------
+mkdir -p "$TMP/ro"
+echo ro-orig >"$TMP/ro/file"
+chmod -R a+rwX "$TMP/ro"
+pyrun "
+tryf('ro_write', lambda: open('/ro/file', 'w').write('x'))
+tryf('ro_create', lambda: open('/ro/new-$MARK', 'w').write('x'))
+tryf('ro_read', lambda: open('/ro/file').read().strip())
+mi = [l.split() for l in open('/proc/self/mountinfo').read().splitlines()]
+usr = [m for m in mi if m[4] == '/usr']
+dev = usr[0][2] if usr else '?'
+# a mount of the host root filesystem's own root would be the old root
+res('host_root_mounts', ','.join(m[4] for m in mi if m[2] == dev and m[3] == '/') or 'NONE')
+res('nmounts', len(mi))
+print('END')
+" --ro-bind "$TMP/ro" /ro
+reached "--ro-bind and mount table probe"
+expect_field ro_read ro-orig "control: --ro-bind content is readable"
+expect_not_field ro_write 7 "--ro-bind: an existing file cannot be written"
+expect_not_field ro_create 1 "--ro-bind: no file can be created"
+is "$(cat "$TMP/ro/file")" ro-orig "--ro-bind: the host file is unchanged"
+test -e "$TMP/ro/new-$MARK" && fail "--ro-bind: nothing created on the host" || ok "--ro-bind: nothing created on the host"
+expect_field host_root_mounts NONE "no mount exposes the host root filesystem's root (old root detached)"
+diag "mounts inside: $(field nmounts)"
+
 # --- disk use is bounded (workspace_size, the tmpfs bound) --------------------
 # 40 MiB files (below the file_size rlimit) until the first error: the total
 # must stop near the profile's 128M, with ENOSPC, not fill the host.

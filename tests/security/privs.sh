@@ -14,6 +14,17 @@ st = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines()
 for k in ('CapInh', 'CapEff', 'CapPrm', 'CapBnd', 'CapAmb', 'NoNewPrivs', 'Seccomp', 'Uid', 'Gid'):
     res(k, ' '.join(st.get(k, '?').split()))
 res('uid_map', ' '.join(open('/proc/self/uid_map').read().split()))
+def host_id(inner, path):
+    for l in open(path).read().splitlines():
+        i, o, n = map(int, l.split())
+        if i <= inner < i + n:
+            return o + inner - i
+    return 'UNMAPPED'
+def maps_host_zero(path):
+    return any(int(o) == 0 or (int(o) < 1 and int(o) + int(n) > 0) for _, o, n in (l.split() for l in open(path).read().splitlines()))
+res('host_uid', host_id(os.getuid(), '/proc/self/uid_map'))
+res('host_gid', host_id(os.getgid(), '/proc/self/gid_map'))
+res('host_root_mapped', maps_host_zero('/proc/self/uid_map') or maps_host_zero('/proc/self/gid_map'))
 res('hostname', __import__('socket').gethostname())
 res('uname_node', os.uname().nodename)
 print('END')
@@ -26,16 +37,19 @@ expect_field NoNewPrivs 1 "NoNewPrivs is 1"
 expect_field Seccomp 2 "Seccomp is 2 (filter mode)"
 expect_field hostname sandbox "hostname is sandbox"
 expect_field uname_node sandbox "uname nodename is sandbox"
-# the inner uid's host uid, from uid_map "inside outside count"
-outside=$(field uid_map | awk '{print $2}')
-diag "uid_map: $(field uid_map); Uid: $(field Uid)"
+# the sandbox's own uid and gid on the host, from its uid_map/gid_map
+outside=$(field host_uid)
+diag "uid_map: $(field uid_map); Uid: $(field Uid); host uid $outside, gid $(field host_gid)"
 if is_root; then
-        if [ -n "$outside" ] && [ "$outside" != 0 ]; then ok "run by root: the sandbox maps to host uid $outside, not 0"; else fail "run by root: the sandbox maps to host uid '$outside'"; fi
+        case $outside in '' | 0 | UNMAPPED) fail "run by root: the sandbox runs as an unprivileged host uid (got '$outside')" ;;
+        *) ok "run by root: the sandbox runs as host uid $outside, not 0" ;; esac
+        case $(field host_gid) in '' | 0 | UNMAPPED) fail "run by root: the sandbox's gid is not host gid 0 (got '$(field host_gid)')" ;;
+        *) ok "run by root: the sandbox's gid is host gid $(field host_gid), not 0" ;; esac
 else
-        is "$outside" "$myuid" "run by uid $myuid: the sandbox maps to the caller's own uid"
+        is "$outside" "$myuid" "run by uid $myuid: the sandbox runs as the caller's own uid"
 fi
-# no range: a single uid mapped, so no second host uid is reachable
-is "$(field uid_map | awk '{print $3}')" 1 "uid_map maps exactly one uid"
+# host root must not be reachable through the maps at all
+expect_field host_root_mapped False "host uid/gid 0 is not mapped into the sandbox"
 
 # --- files written through a writable bind land owned by an unprivileged uid
 mkdir -p "$TMP/rw"

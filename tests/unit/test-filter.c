@@ -306,6 +306,12 @@ static void live_tests(void)
         expect(NULL, p_tioclinux, ENOTTY, "control: TIOCLINUX on a pty reaches the kernel");
         expect(&NONE, p_tioclinux, EPERM, "ioctl(TIOCLINUX)");
 
+}
+
+static void live_tests_calls(void)
+{
+        int st;
+
         expect(&NONE, p_keyctl, EPERM, "keyctl");
         expect(&NONE, p_add_key, EPERM, "add_key");
         expect(&NONE, p_request_key, EPERM, "request_key");
@@ -506,6 +512,13 @@ static void bpf_tests(void)
                "BPF: x32 ABI kills the process");
         is_int(eval(1, 0x12345678, SYS_getpid, 0, 0, 0), KILLP, "BPF: unknown arch kills");
 
+}
+
+static void bpf_arg_tests(void)
+{
+        const uint32_t x64 = AUDIT_ARCH_X86_64;
+        int bad = 0;
+
         /* personality: exactly 0 and 0xffffffff in the low 32 bits pass */
         {
                 static const uint64_t vals[] = { 0, 0xffffffff, UINT64_C(0xffffffff00000000),
@@ -636,7 +649,9 @@ int main(void)
         generated_matches_runtime();
         prefixed_matches_runtime();
         bpf_tests();
+        bpf_arg_tests();
         live_tests();
+        live_tests_calls();
         extra_deny_tests();
         return tap_done();
 }

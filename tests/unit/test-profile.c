@@ -508,8 +508,7 @@ static void test_shipped(void)
                 "tarfile", "gzip", "xml", "tokenize", "linecache", "traceback", "warnings",
                 "platform", "sysconfig", "uuid", "code", "timeit", "runpy", "pkgutil", "zipimport",
                 "logging", "shelve", "dbm", "sqlite3", "webbrowser", "pdb", "copyreg", "weakref",
-                "_thread", "_posixsubprocess", "posixpath", "fileinput", "locale", "site",
-                "operator", "typing", "dataclasses", NULL,
+                "_thread", "_posixsubprocess", "posixpath", "fileinput", "locale", "site", NULL,
         };
 
         _cleanup_profile_ acs_profile *def = shipped(srcdir, "default");
@@ -550,6 +549,9 @@ static void test_shipped(void)
                         ok(!acs_strv_contains(pm->allow_imports, *f), "pure-math does not allow %s",
                            *f);
                 ok(!acs_strv_contains(pm->allow_imports, "hashlib"), "pure-math narrows default");
+                ok(acs_strv_contains(pm->deny_attributes, "get_type_hints") &&
+                           acs_strv_contains(pm->deny_attributes, "_os"),
+                   "pure-math keeps default's deny_attributes");
                 is_int(pm->scan_mode, ACS_SCAN_ENFORCE, "pure-math enforces the scan");
                 is_str(pm->inherit, "default", "pure-math inherits default");
         }

@@ -73,7 +73,7 @@ static const struct {
         {"class P:\n    def __init__(self, x):\n        self.x = x\n    def __eq__(self, o):\n"
          "        return self.x == o.x\n    def __repr__(self):\n        return f'P({self.x})'\n"
          "print(P(1) == P(1), P(2))\n", NULL},
-        {"from dataclasses import dataclass\n@dataclass\nclass A:\n    x: int = 0\nprint(A())\n", NULL},
+        {"from collections import namedtuple\nA = namedtuple('A', 'x')\nprint(A(0))\n", NULL},
         {"print('{0} and {1:>5}'.format(1, 2), f'{3!r:>4}')\n", NULL},
         {"def f(input):\n    return input * 2\nprint(f(2))\n", NULL},
         {"input = [1, 2]\nprint(sorted(input))\n", NULL},

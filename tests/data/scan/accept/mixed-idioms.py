@@ -1,9 +1,7 @@
 import collections.abc
 import functools
-import operator
 from enum import Enum
-from dataclasses import dataclass, fields, asdict, replace
-from typing import NamedTuple, TYPE_CHECKING
+from collections import namedtuple
 
 
 class Color(Enum):
@@ -15,9 +13,7 @@ class Color(Enum):
         return cls.RED
 
 
-class P(NamedTuple):
-    x: int
-    y: int = 0
+P = namedtuple("P", "x y", defaults=[0])
 
 
 @functools.total_ordering
@@ -40,10 +36,12 @@ class Ver:
         super().__init_subclass__(**kw)
 
 
-@dataclass
 class Item:
-    name: str
-    qty: int = 1
+    def __init__(self, name, qty=1):
+        self.name, self.qty = name, qty
+
+    def __repr__(self):
+        return f"Item({self.name!r}, {self.qty})"
 
 
 def describe(f):
@@ -56,8 +54,7 @@ def g(a=1):
 
 
 items = [Item("a", 3), Item("b", 1)]
-print(sorted(items, key=operator.attrgetter("qty")))
-print([fl.name for fl in fields(Item)], asdict(items[0]), replace(items[1], qty=5))
+print(sorted(items, key=lambda i: i.qty))
 print(isinstance({}, collections.abc.Mapping), Color(5), P(1))
 print(Ver(1, 2) < Ver(1, 3), repr(Ver(2, 0)), describe(g))
 try:
@@ -72,5 +69,3 @@ def add(n):
     total += n
 add(3)
 print(total, (3).__add__(4), [1, 2].__len__())
-if TYPE_CHECKING:
-    pass

@@ -1,4 +1,9 @@
-from typing import List, Dict, Optional
-def total(xs: List[int], w: Optional[Dict[str, int]] = None) -> int:
+def total(xs: list[int], w: dict[str, int] | None = None) -> int:
     return sum(xs) + sum((w or {}).values())
-print(total([1, 2], {'a': 3}))
+
+
+def first(items: "list[str]") -> str | None:
+    return items[0] if items else None
+
+
+print(total([1, 2], {"a": 3}), first(["x"]), total.__annotations__["return"])

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * acs-init: the sandbox's pid 1 in the fast path (x86-64). The launcher's
+ * child sets the sandbox up inside the launcher's own address space (a
+ * vfork-style clone: no page tables copied), starts the program, and then
+ * execs this tiny freestanding binary, which releases the launcher and
+ * stays behind as init: it reaps every process and reports the program's
+ * wait status on the sync socket, then exits -- and the kernel kills what is
+ * left in the pid namespace.
+ *
+ *   acs-init SYNC_FD PROGRAM_PID
+ *
+ * No libc: it is embedded in acs-launch (src/init-blob.h) and exec'd from
+ * the scratch tmpfs, and must start in microseconds.
+ */
+#define SYS_sendto 44
+#define SYS_exit_group 231
+#define SYS_wait4 61
+#define SYS_prctl 157
+#define PR_SET_DUMPABLE 4
+#define EINTR 4
+#define WALL 0x40000000
+#define MSG_NOSIGNAL 0x4000
+
+static long sys6(long n, long a, long b, long c, long d, long e, long f)
+{
+        long ret;
+        register long r10 __asm__("r10") = d;
+        register long r8 __asm__("r8") = e;
+        register long r9 __asm__("r9") = f;
+        __asm__ volatile("syscall"
+                         : "=a"(ret)
+                         : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+                         : "rcx", "r11", "memory");
+        return ret;
+}
+
+static long to_long(const char *s)
+{
+        long v = 0;
+        if (!s || !*s)
+                return -1;
+        for (; *s; s++) {
+                if (*s < '0' || *s > '9')
+                        return -1;
+                v = v * 10 + (*s - '0');
+        }
+        return v;
+}
+
+__attribute__((noreturn, used)) void acs_init_main(long *sp);
+__attribute__((noreturn, used)) void acs_init_main(long *sp)
+{
+        long argc = sp[0];
+        char **argv = (char **)(sp + 1);
+        /* its memory is nothing secret, but keep the program off /proc/1/mem */
+        sys6(SYS_prctl, PR_SET_DUMPABLE, 0, 0, 0, 0, 0);
+        long fd = argc > 2 ? to_long(argv[1]) : -1, pid = argc > 2 ? to_long(argv[2]) : -1;
+        if (fd < 0 || pid <= 0)
+                sys6(SYS_exit_group, 125, 0, 0, 0, 0, 0);
+        for (;;) {
+                int status = 0;
+                long r = sys6(SYS_wait4, -1, (long)&status, WALL, 0, 0, 0);
+                if (r == -EINTR)
+                        continue;
+                if (r < 0)
+                        sys6(SYS_exit_group, 125, 0, 0, 0, 0, 0);
+                if (r == pid) {
+                        unsigned char msg[5] = { 'S' };
+                        unsigned char *p = (unsigned char *)&status;
+                        for (int i = 0; i < 4; i++)
+                                msg[1 + i] = p[i];
+                        sys6(SYS_sendto, fd, (long)msg, sizeof msg, MSG_NOSIGNAL, 0, 0);
+                        sys6(SYS_exit_group, 0, 0, 0, 0, 0, 0);
+                }
+        }
+}
+
+__asm__(".text\n"
+        ".global _start\n"
+        "_start:\n"
+        "        mov %rsp, %rdi\n"
+        "        and $-16, %rsp\n"
+        "        call acs_init_main\n"
+        "        hlt\n");
