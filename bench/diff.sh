@@ -71,5 +71,5 @@ PY
 }
 
 run_case small 100 100 10
-run_case bigtree 500 100 10
+run_case bigtree 1000 100 10
 run_case manychanges 100 100 100

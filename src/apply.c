@@ -148,9 +148,8 @@ static int write_temp(applier *a, const acs_change *ch, int parent, const char *
 {
         _cleanup_close_ int in = acs_open_beneath(a->upper_fd, ch->path, O_RDONLY | O_NONBLOCK, 0);
         _cleanup_close_ int out = -1;
-        EVP_MD_CTX *ctx = NULL;
-        unsigned char md[EVP_MAX_MD_SIZE];
-        unsigned mdlen = 0;
+        SHA256_CTX ctx;
+        unsigned char md[32];
         char buf[64 * 1024], hex[65];
         struct stat st;
         int r = 0;
@@ -164,9 +163,8 @@ static int write_temp(applier *a, const acs_change *ch, int parent, const char *
         out = openat(parent, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (out < 0)
                 return -errno;
-        ctx = a->cr.md_ctx_new();
-        if (!ctx || a->cr.digest_init(ctx, a->cr.sha256(), NULL) != 1)
-                r = -ENOMEM;
+        if (a->cr.init(&ctx) != 1)
+                r = -EIO;
         while (r >= 0) {
                 ssize_t k = read(in, buf, sizeof buf);
 
@@ -176,7 +174,7 @@ static int write_temp(applier *a, const acs_change *ch, int parent, const char *
                         r = k < 0 ? -errno : 0;
                         break;
                 }
-                a->cr.digest_update(ctx, buf, (size_t)k);
+                a->cr.update(&ctx, buf, (size_t)k);
                 for (ssize_t off = 0; off < k && r >= 0;) {
                         ssize_t w = write(out, buf + off, (size_t)(k - off));
 
@@ -186,14 +184,11 @@ static int write_temp(applier *a, const acs_change *ch, int parent, const char *
                                 off += w;
                 }
         }
-        if (r >= 0 && a->cr.digest_final(ctx, md, &mdlen) == 1) {
-                for (unsigned i = 0; i < mdlen; i++)
-                        sprintf(hex + 2 * i, "%02x", md[i]);
+        if (r >= 0 && a->cr.final(md, &ctx) == 1) {
+                acs_sha256_hex(md, hex);
                 if (strcmp(hex, ch->sha256) != 0)
                         r = -EBADMSG;
         }
-        if (ctx)
-                a->cr.md_ctx_free(ctx);
         if (r >= 0 && fchmod(out, safe_mode(ch->mode)) < 0)
                 r = -errno;
         return r;

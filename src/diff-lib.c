@@ -22,90 +22,65 @@ int acs_crypto_load(acs_crypto *ret, acs_error *err)
         if (!h)
                 return acs_error_set(err, -ENOENT, "diff", "cannot load %s: %s", soname, dlerror());
         /* the handle is not closed: RTLD_NODELETE keeps the mapping anyway */
-        *(void **)&c.md_ctx_new = dlsym(h, "EVP_MD_CTX_new");
-        *(void **)&c.md_ctx_free = dlsym(h, "EVP_MD_CTX_free");
-        *(void **)&c.sha256 = dlsym(h, "EVP_sha256");
-        *(void **)&c.digest_init = dlsym(h, "EVP_DigestInit_ex");
-        *(void **)&c.digest_update = dlsym(h, "EVP_DigestUpdate");
-        *(void **)&c.digest_final = dlsym(h, "EVP_DigestFinal_ex");
-        if (!c.md_ctx_new || !c.md_ctx_free || !c.sha256 || !c.digest_init || !c.digest_update ||
-            !c.digest_final)
-                return acs_error_set(err, -ENOSYS, "diff", "%s lacks the EVP digest API", soname);
+        *(void **)&c.init = dlsym(h, "SHA256_Init");
+        *(void **)&c.update = dlsym(h, "SHA256_Update");
+        *(void **)&c.final = dlsym(h, "SHA256_Final");
+        if (!c.init || !c.update || !c.final)
+                return acs_error_set(err, -ENOSYS, "diff", "%s lacks SHA256_Init/Update/Final", soname);
         *ret = c;
         return 0;
 }
 
-static void to_hex(const unsigned char *d, unsigned n, char *hex)
+void acs_sha256_hex(const unsigned char md[static 32], char hex[static 65])
 {
         static const char x[] = "0123456789abcdef";
 
-        for (unsigned i = 0; i < n; i++) {
-                hex[2 * i] = x[d[i] >> 4];
-                hex[2 * i + 1] = x[d[i] & 15];
+        for (unsigned i = 0; i < 32; i++) {
+                hex[2 * i] = x[md[i] >> 4];
+                hex[2 * i + 1] = x[md[i] & 15];
         }
-        hex[2 * n] = 0;
+        hex[64] = 0;
 }
 
 int acs_sha256_fd(const acs_crypto *cr, int fd, char hex[static 65], uint64_t *ret_size)
 {
-        EVP_MD_CTX *ctx = cr->md_ctx_new();
-        unsigned char md[EVP_MAX_MD_SIZE];
-        unsigned mdlen = 0;
+        unsigned char md[32];
         uint64_t total = 0;
         char buf[64 * 1024];
-        int r = 0;
+        SHA256_CTX ctx;
 
-        if (!ctx)
-                return -ENOMEM;
-        if (cr->digest_init(ctx, cr->sha256(), NULL) != 1) {
-                r = -EIO;
-                goto out;
-        }
+        if (cr->init(&ctx) != 1)
+                return -EIO;
         for (;;) {
                 ssize_t k = read(fd, buf, sizeof buf);
 
                 if (k < 0 && errno == EINTR)
                         continue;
-                if (k < 0) {
-                        r = -errno;
-                        goto out;
-                }
+                if (k < 0)
+                        return -errno;
                 if (k == 0)
                         break;
                 total += (uint64_t)k;
-                if (cr->digest_update(ctx, buf, (size_t)k) != 1) {
-                        r = -EIO;
-                        goto out;
-                }
+                if (cr->update(&ctx, buf, (size_t)k) != 1)
+                        return -EIO;
         }
-        if (cr->digest_final(ctx, md, &mdlen) != 1 || mdlen != 32) {
-                r = -EIO;
-                goto out;
-        }
-        to_hex(md, mdlen, hex);
+        if (cr->final(md, &ctx) != 1)
+                return -EIO;
+        acs_sha256_hex(md, hex);
         if (ret_size)
                 *ret_size = total;
-out:
-        cr->md_ctx_free(ctx);
-        return r;
+        return 0;
 }
 
 int acs_sha256_buf(const acs_crypto *cr, const void *buf, size_t n, char hex[static 65])
 {
-        EVP_MD_CTX *ctx = cr->md_ctx_new();
-        unsigned char md[EVP_MAX_MD_SIZE];
-        unsigned mdlen = 0;
-        int r = 0;
+        unsigned char md[32];
+        SHA256_CTX ctx;
 
-        if (!ctx)
-                return -ENOMEM;
-        if (cr->digest_init(ctx, cr->sha256(), NULL) != 1 || cr->digest_update(ctx, buf, n) != 1 ||
-            cr->digest_final(ctx, md, &mdlen) != 1 || mdlen != 32)
-                r = -EIO;
-        else
-                to_hex(md, mdlen, hex);
-        cr->md_ctx_free(ctx);
-        return r;
+        if (cr->init(&ctx) != 1 || cr->update(&ctx, buf, n) != 1 || cr->final(md, &ctx) != 1)
+                return -EIO;
+        acs_sha256_hex(md, hex);
+        return 0;
 }
 
 /* Fallback for kernels without openat2: walk one component at a time. */

@@ -98,6 +98,15 @@ static int bench(int argc, char **argv)
 
         if (upper < 0 || n <= 0 || !ms)
                 return 2;
+        if (getenv("DIFF_TOOL_PRELOAD")) {
+                struct timespec a, b;
+                acs_error err = {};
+
+                clock_gettime(CLOCK_MONOTONIC, &a);
+                acs_diff_preload(o.want_patch, &err);
+                clock_gettime(CLOCK_MONOTONIC, &b);
+                printf("preload %.3f ms; ", (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6);
+        }
         for (int i = 0; i < n; i++) {
                 struct timespec a, b;
                 acs_changes c = {};
