@@ -29,6 +29,7 @@
 
 #include "jsonrpc.h"
 #include "mcp-tools.h"
+#include "diff.h"
 #include "mcp.h"
 #include "mcp-worker.h"
 
@@ -657,6 +658,12 @@ int acs_mcp_main(const acs_options *o)
         };
         struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
         sigset_t mask;
+        acs_error perr = { 0 };
+
+        /* Load libcrypto and libgit2 (whose init reads the CA bundle, ~10 ms)
+         * once here: every forked worker inherits them ready. */
+        if (acs_diff_preload(true, &perr) < 0)
+                fprintf(stderr, "acs-launch mcp: %s (patches will be slower)\n", perr.msg);
 
         s.queue_tail = &s.queue;
         sigemptyset(&mask);

@@ -368,7 +368,7 @@ static int finish_workspace(const acs_run_request *req, acs_sandbox *sb, const s
         acs_diff_opts dopts = {
                 .protect = prof->protect,
                 /* reports carry the patch; a terminal user asks for it */
-                .want_patch = !req->stream || (o && (o->patch || o->report)),
+                .want_patch = !req->stream || (o && (o->patch || o->report || o->keep)),
                 .max_entries = 100000,
                 .max_patch_bytes = 16u << 20,
         };
