@@ -345,7 +345,7 @@ struct json_object *acs_mcp_run_result(const acs_report *rep)
 
 struct json_object *acs_mcp_scan_result(const char *profile, const char *file, const acs_scan_result *scan)
 {
-        struct json_object *o = json_object_new_object(), *sj = acs_scan_result_json(scan);
+        struct json_object *o = json_object_new_object(), *sj = acs_scan_result_to_json(scan);
         const char *verdict = acs_verdict_to_string(scan->verdict);
         char *text = NULL;
         size_t len = 0;

@@ -188,7 +188,7 @@ const char *acs_verdict_to_string(acs_verdict v)
         }
 }
 
-static struct json_object *scan_to_json(const acs_scan_result *s)
+struct json_object *acs_scan_result_to_json(const acs_scan_result *s)
 {
         struct json_object *o = json_object_new_object(), *f = json_object_new_array();
         add(o, "verdict", json_object_new_string(acs_verdict_to_string(s->verdict)));
@@ -245,7 +245,7 @@ struct json_object *acs_report_to_json(const acs_report *r)
         add(o, "exit_code", json_object_new_int(r->exit_code));
         add(o, "signal", r->signal > 0 ? json_object_new_int(r->signal) : NULL);
         add(o, "profile", jstr(r->profile));
-        add(o, "scan", scan_to_json(&r->scan));
+        add(o, "scan", acs_scan_result_to_json(&r->scan));
         add(o, "stdout", stream_to_json(&r->out));
         add(o, "stderr", stream_to_json(&r->err));
         add(o, "files", r->have_files ? acs_changes_to_json(&r->files) : NULL);

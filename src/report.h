@@ -75,6 +75,8 @@ void acs_report_done(acs_report *r); /* frees members, not r */
 void acs_scan_result_done(acs_scan_result *s);
 const char *acs_status_to_string(acs_status s);
 struct json_object *acs_report_to_json(const acs_report *r);
+/* The "scan" object of the report (also `check --json` and MCP inspect). */
+struct json_object *acs_scan_result_to_json(const acs_scan_result *s);
 /* Serialised JSON (one line unless pretty). Caller frees. */
 char *acs_report_to_string(const acs_report *r, bool pretty);
 /* "pass" | "reject" | "warn" | "skipped" */

@@ -190,30 +190,6 @@ out:
         return ret_code;
 }
 
-struct json_object *acs_scan_result_json(const acs_scan_result *s)
-{
-        struct json_object *o = json_object_new_object(), *fs = json_object_new_array();
-        if (!o || !fs) {
-                json_object_put(o);
-                json_object_put(fs);
-                return NULL;
-        }
-        json_object_object_add(o, "verdict", json_object_new_string(acs_verdict_to_string(s->verdict)));
-        json_object_object_add(o, "ms", json_object_new_double(s->ms));
-        for (size_t i = 0; i < s->n_findings; i++) {
-                const acs_finding *f = &s->findings[i];
-                struct json_object *x = json_object_new_object();
-                json_object_object_add(x, "rule", json_object_new_string(f->rule));
-                json_object_object_add(x, "name", json_object_new_string(f->name));
-                json_object_object_add(x, "line", json_object_new_int(f->line));
-                json_object_object_add(x, "col", json_object_new_int(f->col));
-                json_object_object_add(x, "message", json_object_new_string(f->message));
-                json_object_array_add(fs, x);
-        }
-        json_object_object_add(o, "findings", fs);
-        return o;
-}
-
 /* ---- acs-launch check ---- */
 
 /*
@@ -271,7 +247,7 @@ static void print_human(const char *file, const acs_profile *p, const acs_scan_r
 
 static int print_json(const char *file, const acs_profile *p, const acs_scan_result *s)
 {
-        struct json_object *o = json_object_new_object(), *scan = acs_scan_result_json(s);
+        struct json_object *o = json_object_new_object(), *scan = acs_scan_result_to_json(s);
         if (!o || !scan) {
                 json_object_put(o);
                 json_object_put(scan);

@@ -55,10 +55,7 @@ _noreturn_ void acs_scan_exec(const acs_profile *p, char *const argv[], const ch
  */
 int acs_scan_result_from_json(const char *line, acs_scan_result *ret);
 
-/* The JSON form of a scan result (the report's "scan" object). NULL on ENOMEM. */
-struct json_object *acs_scan_result_json(const acs_scan_result *s);
-
-/* acs_verdict_to_string() is in report.h */
+/* acs_verdict_to_string() and acs_scan_result_to_json() are in report.h */
 
 /* The scan itself failed to find its module etc.: exit status 125. */
 
