@@ -67,7 +67,11 @@ static int cmd_run(const acs_options *o)
                 fprintf(stderr, "acs-launch: %s\n", rep.error);
         if (!o->json && rep.status == ACS_STATUS_TIMEOUT)
                 fprintf(stderr, "acs-launch: timed out after %g s\n", rep.limits.timeout_s);
-        if (!o->json && rep.status == ACS_STATUS_REJECTED)
+        bool warned = rep.scan.verdict == ACS_VERDICT_WARN && !o->quiet;
+        if (!o->json && warned)
+                fprintf(stderr, "acs-launch: the scan found %zu issue%s; profile %s has mode = warn, so the program ran:\n",
+                        rep.scan.n_findings, rep.scan.n_findings == 1 ? "" : "s", prof->name);
+        if (!o->json && (rep.status == ACS_STATUS_REJECTED || warned))
                 for (size_t i = 0; i < rep.scan.n_findings; i++) {
                         const acs_finding *f = &rep.scan.findings[i];
                         fprintf(stderr, "%s:%d:%d: %s: %s\n",

@@ -9,12 +9,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 
 #include "diff.h"
 #include "run.h"
+#include "scan-policy.h"
 #include "scan.h"
 #include "supervise.h"
 
@@ -159,7 +161,8 @@ static int check_locked(const acs_profile *prof, const char *key, bool loosens, 
         return 0;
 }
 
-static int build_plan(const acs_run_request *req, bool scan, plan *p, acs_error *err)
+/* scan_fds: -1 for no scan, else the sandbox's scan socket end and module fd */
+static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p, acs_error *err)
 {
         const acs_profile *prof = req->profile;
         const acs_options *o = req->opts;
@@ -234,7 +237,9 @@ static int build_plan(const acs_run_request *req, bool scan, plan *p, acs_error 
         if ((r = build_env(p, prof, o)) < 0)
                 return r;
 
-        /* argv: interpreter flags... (/run/acs/NAME | -c CODE | COMMAND) ARGS... */
+        /* argv: interpreter flags... (/run/acs/NAME | -c CODE | COMMAND) ARGS...,
+         * scanning: interpreter flags... -c BOOT (/run/acs/NAME | CODE) ARGS... */
+        bool scan = scan_fds[0] >= 0;
         char *const *args = req->argv;
         if (req->kind == ACS_RUN_EXEC) {
                 if (!args || !args[0])
@@ -247,6 +252,13 @@ static int build_plan(const acs_run_request *req, bool scan, plan *p, acs_error 
                 for (char **f = prof->python_flags; f && *f; f++)
                         if ((r = acs_strv_push(&p->argv, *f)) < 0)
                                 return r;
+                if (scan) {
+                        char boot[256];
+                        if (acs_scan_boot(boot, sizeof boot, scan_fds[0], scan_fds[1]) >= (int)sizeof boot)
+                                return -ENOBUFS;
+                        if ((r = acs_strv_push(&p->argv, "-c")) < 0 || (r = acs_strv_push(&p->argv, boot)) < 0)
+                                return r;
+                }
                 if (req->kind == ACS_RUN_FILE) {
                         if (!args || !args[0])
                                 return acs_error_set(err, -EINVAL, "usage", "no script given");
@@ -258,7 +270,7 @@ static int build_plan(const acs_run_request *req, bool scan, plan *p, acs_error 
                                 return -ENOMEM;
                         args++;
                 } else {
-                        if ((r = acs_strv_push(&p->argv, "-c")) < 0 ||
+                        if ((!scan && (r = acs_strv_push(&p->argv, "-c")) < 0) ||
                             (r = acs_strv_push(&p->argv, req->code ? req->code : "")) < 0)
                                 return r;
                 }
@@ -278,15 +290,8 @@ static int build_plan(const acs_run_request *req, bool scan, plan *p, acs_error 
         c->file_data = p->file_data;
         c->file_len = p->file_len;
         c->chdir = (o && o->chdir) ? o->chdir : (c->ws_mode == ACS_WS_NONE ? "/" : "/workspace");
-        c->scan_in_child = scan;
-        c->profile = prof;
-        if (scan) {
-                bool file = req->kind == ACS_RUN_FILE;
-                c->scan_src = file ? p->file_data : req->code;
-                c->scan_len = file ? p->file_len : req->code_len;
-                c->scan_filename = file ? p->argv[acs_strv_length(prof->python_flags) + 1] : "<string>";
-        }
-        c->scan_fd = -1;
+        c->scan_fd = scan_fds[0];
+        c->scan_module_fd = scan_fds[1];
         c->verbose = o && o->verbose > 0;
         return 0;
 }
@@ -341,6 +346,82 @@ static int open_pipe(int fds[2], acs_error *err)
         if (pipe2(fds, O_CLOEXEC) < 0)
                 return acs_error_errno(err, -errno, "io", "pipe");
         fcntl(fds[0], F_SETFL, O_NONBLOCK);
+        return 0;
+}
+
+/*
+ * The scan channel: a socket pair whose sandbox end (fds[1], > 2) the
+ * scanner reads the policy from and writes the verdict to.
+ */
+static int open_scan_channel(int fds[2], acs_error *err)
+{
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+                return acs_error_errno(err, -errno, "scan", "socketpair");
+        fds[0] = sv[0];
+        fds[1] = sv[1];
+        if (fds[1] <= 2) { /* the program's stdio will take 0-2 */
+                int hi = fcntl(fds[1], F_DUPFD_CLOEXEC, 3);
+                if (hi < 0)
+                        return acs_error_errno(err, -errno, "scan", "fcntl");
+                close(fds[1]);
+                fds[1] = hi;
+        }
+        return 0;
+}
+
+/*
+ * The policy is written before the sandbox starts, whole (it is far below
+ * the socket buffer), and our writing side shut, so the scanner reads to
+ * EOF; our end is then non-blocking for the supervisor, which reads the
+ * verdict. Findings name a script by its path inside the sandbox.
+ */
+static int send_scan_policy(int fd, const acs_profile *prof, const plan *p, acs_error *err)
+{
+        _cleanup_free_ char *pol = NULL, *inside = NULL;
+        size_t len = 0;
+        int r;
+        if (p->file_name && asprintf(&inside, "/run/acs/%s", p->file_name) < 0)
+                return -ENOMEM;
+        if ((r = acs_scan_policy_pack(prof, inside ? inside : "<string>", !inside, &pol, &len)) < 0)
+                return acs_error_set(err, r, "scan", r == -E2BIG ? "the profile's [scan] lists are too long (over %d KiB)"
+                                                                 : "out of memory", ACS_SCAN_POLICY_MAX / 1024);
+        for (size_t off = 0; off < len;) {
+                ssize_t n = write(fd, pol + off, len - off);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return acs_error_errno(err, -errno, "scan", "passing the policy");
+                off += (size_t)n;
+        }
+        if (shutdown(fd, SHUT_WR) < 0)
+                return acs_error_errno(err, -errno, "scan", "shutdown");
+        fcntl(fd, F_SETFL, O_NONBLOCK);
+        return 0;
+}
+
+/*
+ * A script over max_source is refused with the scanner's own finding (the
+ * launcher never reads more of it), so `check` and a run agree.
+ */
+static int refuse_too_large(acs_report *rep, const acs_profile *prof, const char *path)
+{
+        struct stat st;
+        acs_finding *f = calloc(1, sizeof *f);
+        if (!f || stat(path, &st) < 0) {
+                free(f);
+                return -errno;
+        }
+        *f = (acs_finding){ .rule = strdup("source-too-large"), .name = strdup("max_source"), .line = 1, .col = 0 };
+        if (asprintf(&f->message, "the source is longer than max_source of profile %s (%lld > %llu bytes)",
+                     prof->name ? prof->name : "?", (long long)st.st_size, (unsigned long long)prof->max_source) < 0)
+                f->message = NULL;
+        acs_scan_result_done(&rep->scan);
+        rep->scan = (acs_scan_result){ .verdict = ACS_VERDICT_REJECT, .findings = f, .n_findings = 1 };
+        if (!f->rule || !f->name || !f->message)
+                return -ENOMEM; /* rep owns f: freed with the report */
+        rep->status = ACS_STATUS_REJECTED;
+        rep->exit_code = 126;
         return 0;
 }
 
@@ -415,7 +496,7 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         acs_sandbox sb = { .pid = -1, .pidfd = -1, .sync_fd = -1, .upper_fd = -1, .lower_fd = -1 };
         acs_supervise_out so = { 0 };
         int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, scanp[2] = { -1, -1 };
-        int sigfd = -1, r;
+        int sigfd = -1, modfd = -1, r;
         acs_shield *shield = NULL;
         sigset_t mask, old;
         struct timespec run_start = { 0 };
@@ -426,7 +507,20 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         bool scan = req->kind != ACS_RUN_EXEC && prof->scan_mode != ACS_SCAN_OFF;
         rep->scan.verdict = ACS_VERDICT_SKIPPED;
 
-        if ((r = build_plan(req, scan, &p, err)) < 0)
+        if (scan) {
+                if ((r = acs_scan_ext_open(err)) < 0)
+                        goto out;
+                modfd = r;
+                if ((r = open_scan_channel(scanp, err)) < 0)
+                        goto out;
+        }
+        if ((r = build_plan(req, scan ? (int[]){ scanp[1], modfd } : (int[]){ -1, -1 }, &p, err)) < 0) {
+                if (r == -EFBIG && prof->scan_mode == ACS_SCAN_ENFORCE && req->kind == ACS_RUN_FILE &&
+                    refuse_too_large(rep, prof, req->argv[0]) == 0)
+                        r = 0; /* refused like any other finding, before a sandbox exists */
+                goto out;
+        }
+        if (scan && (r = send_scan_policy(scanp[0], prof, &p, err)) < 0)
                 goto out;
         fill_limits(rep, &p);
         shield = acs_shield_new(p.max_tokens, prof->ansi == ACS_ANSI_STRIP);
@@ -436,12 +530,9 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         }
         if ((r = open_pipe(outp, err)) < 0 || (r = open_pipe(errp, err)) < 0)
                 goto out;
-        if (scan && (r = open_pipe(scanp, err)) < 0)
-                goto out;
         p.cfg.stdin_fd = req->stdin_fd;
         p.cfg.stdout_fd = outp[1];
         p.cfg.stderr_fd = errp[1];
-        p.cfg.scan_fd = scanp[1];
 
         /* Signals that end the run arrive on a signalfd; the sandbox gets
          * the original mask back before exec. */
@@ -462,7 +553,8 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         closep(&outp[1]);
         closep(&errp[1]);
         closep(&scanp[1]);
-        outp[1] = errp[1] = scanp[1] = -1;
+        closep(&modfd);
+        outp[1] = errp[1] = scanp[1] = modfd = -1;
         if (r < 0)
                 goto restore;
 
@@ -476,9 +568,11 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                 goto restore;
         }
         classify(rep, &so);
+        bool verdict = false;
         if (so.scan_line) {
                 acs_scan_result sr = { 0 };
                 if (acs_scan_result_from_json(so.scan_line, &sr) >= 0) {
+                        verdict = true;
                         acs_scan_result_done(&rep->scan);
                         rep->scan = sr;
                         rep->scan_ms = sr.ms;
@@ -487,6 +581,19 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                                 rep->status = ACS_STATUS_REJECTED;
                         }
                 }
+        }
+        /* The scanner reports before any of the program runs: an ordinary
+         * exit without a verdict is the interpreter failing before or in the
+         * scan (bad flags, another Python, a broken module), never the
+         * program's status. A timeout or a signal keeps its own status. */
+        if (scan && !verdict && rep->status == ACS_STATUS_EXITED) {
+                rep->status = ACS_STATUS_ERROR;
+                free(rep->error);
+                rep->error = NULL;
+                if (asprintf(&rep->error, "the scan in the sandbox gave no verdict: %s exited with status %d before "
+                             "scanning (its stderr says why)", p.argv[0], rep->exit_code) < 0)
+                        rep->error = NULL;
+                rep->exit_code = 125;
         }
         acs_shield_finish(shield, &rep->out, &rep->err);
         if ((r = finish_workspace(req, &sb, &run_start, rep, err)) < 0)
@@ -530,6 +637,7 @@ out:
         close_pair(outp);
         close_pair(errp);
         close_pair(scanp);
+        closep(&modfd);
         closep(&sigfd);
         plan_done(&p);
         return r;

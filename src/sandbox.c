@@ -31,7 +31,6 @@
 #include "filter.h"
 #include "sandbox.h"
 #include "doctor.h"
-#include "scan.h"
 
 #define NOBODY_ID 65534
 
@@ -155,16 +154,25 @@ static int write_file_at(const char *path, const char *data)
 }
 
 /* Close every fd from lowfd up except keep1 and keep2 (-1: none). */
-static void close_all_except(int lowfd, int keep1, int keep2)
+/* Close every fd >= lowfd but those in keep (negative entries are ignored). */
+static void close_all_except(int lowfd, const int *keep, size_t n)
 {
-        int keep[2] = { keep1 < keep2 ? keep1 : keep2, keep1 < keep2 ? keep2 : keep1 };
-        unsigned from = (unsigned)lowfd;
-        for (int i = 0; i < 2; i++) {
+        int k[4];
+        size_t m = 0;
+        for (size_t i = 0; i < n && m < sizeof k / sizeof *k; i++) {
                 if (keep[i] < lowfd)
                         continue;
-                if ((unsigned)keep[i] > from)
-                        syscall(SYS_close_range, from, (unsigned)keep[i] - 1, 0);
-                from = (unsigned)keep[i] + 1;
+                size_t j = m++;
+                for (; j > 0 && k[j - 1] > keep[i]; j--) /* insertion sort */
+                        k[j] = k[j - 1];
+                k[j] = keep[i];
+        }
+        unsigned from = (unsigned)lowfd;
+        for (size_t i = 0; i < m; i++) {
+                if ((unsigned)k[i] > from)
+                        syscall(SYS_close_range, from, (unsigned)k[i] - 1, 0);
+                if ((unsigned)k[i] + 1 > from)
+                        from = (unsigned)k[i] + 1;
         }
         syscall(SYS_close_range, from, ~0U, 0);
 }
@@ -234,12 +242,14 @@ static _noreturn_ void program_main(child_ctx *c)
                 acs_error_errno(err, -errno, "io", "dup2");
                 goto fail;
         }
-        if (cfg->scan_in_child && cfg->scan_fd >= 0 && cfg->scan_fd <= 2) {
-                acs_error_set(err, -EINVAL, "io", "scan fd collides with stdio");
-                goto fail;
-        }
-        /* keep 0,1,2, the sync socket (CLOEXEC: reports exec failure) and the scan pipe */
-        close_all_except(3, c->sync_fd, cfg->scan_fd);
+        /* keep 0,1,2, the sync socket (CLOEXEC: reports exec failure) and the scan fds */
+        int keep[] = { c->sync_fd, cfg->scan_fd, cfg->scan_module_fd };
+        close_all_except(3, keep, sizeof keep / sizeof *keep);
+        for (size_t i = 1; i < sizeof keep / sizeof *keep; i++)
+                if (keep[i] >= 0 && fcntl(keep[i], F_SETFD, 0) < 0) {
+                        acs_error_errno(err, -errno, "io", "scan fd");
+                        goto fail;
+                }
         if (setsid() < 0) {
                 acs_error_errno(err, -errno, "setsid", "setsid");
                 goto fail;
@@ -260,9 +270,6 @@ static _noreturn_ void program_main(child_ctx *c)
         acs_trace(cfg, "program: seccomp loaded, exec");
         sigprocmask(SIG_SETMASK, &c->saved_mask, NULL);
 
-        if (cfg->scan_in_child)
-                acs_scan_exec(cfg->profile, cfg->argv, cfg->scan_src, cfg->scan_len,
-                              cfg->scan_filename, cfg->scan_fd);
         exec_program(cfg);
         r = -errno;
         /* 127 for "not found" and "not executable" alike: 126 means a scan refusal here */
@@ -381,10 +388,8 @@ static _noreturn_ void init_main(child_ctx *c)
         }
         if (cfg->net == ACS_NET_LOOPBACK && (r = acs_net_loopback_up(err)) < 0)
                 goto fail;
-        if (cfg->scan_in_child && (r = acs_scan_prepare(err)) < 0)
-                goto fail;
 
-        acs_trace(cfg, "uts, net, scan module ready");
+        acs_trace(cfg, "uts, net");
         int upper_fd = -1, lower_fd = -1, init_fd = -1;
         if ((r = acs_mounts_build(cfg, src_fds, ws_fd, &upper_fd, &lower_fd, c->fast ? init_blob : NULL,
                                   init_blob_len, &init_fd, err)) < 0)
@@ -399,10 +404,8 @@ static _noreturn_ void init_main(child_ctx *c)
         }
 
         acs_trace(cfg, "mounts: root built, pivoted, old root detached");
-        /* vfork: no page-table copy; init is suspended until the program
-         * execs. The in-sandbox scan never execs (the scanned program runs in
-         * the interpreter that scanned it), so it needs a real fork. */
-        pid_t pid = cfg->scan_in_child ? fork() : vfork();
+        /* vfork: no page-table copy; init is suspended until the program execs */
+        pid_t pid = vfork();
         if (pid < 0) {
                 acs_error_errno(err, -errno, "fork", "cannot start the program");
                 goto fail;
@@ -413,7 +416,7 @@ static _noreturn_ void init_main(child_ctx *c)
         /* Init keeps nothing the program could use: no fds but the sync socket
          * (so the output pipes reach EOF when the program's side closes) and no
          * capabilities. */
-        close_all_except(0, c->sync_fd, init_fd);
+        close_all_except(0, (int[]){ c->sync_fd, init_fd }, 2);
         if (acs_drop_privileges(NULL) < 0)
                 _exit(125);
         send_status(c->sync_fd, ACS_MSG_STARTED, 0);

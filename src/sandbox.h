@@ -43,13 +43,11 @@ typedef struct acs_sandbox_cfg {
         char **seccomp_deny;
         /* I/O: fds the program gets as 0, 1, 2 (-1 for stdin = /dev/null) */
         int stdin_fd, stdout_fd, stderr_fd;
-        /* in-sandbox scan (issue 3): run acs_scan_exec instead of execve */
-        bool scan_in_child;
-        const acs_profile *profile;
-        const char *scan_src;
-        size_t scan_len;
-        const char *scan_filename;
-        int scan_fd;            /* write end for the scan verdict */
+        /* in-sandbox scan (issue 3): argv is python3's scanning bootstrap
+         * (acs_scan_boot), which needs these two fds, > 2, inherited across
+         * the exec (the program process clears their O_CLOEXEC) */
+        int scan_fd;            /* our end of the scan socket: policy in, verdict out */
+        int scan_module_fd;     /* acs-scan-ext.so */
         bool verbose;
         double t0_ms;           /* CLOCK_MONOTONIC ms when the run started (-v) */
 } acs_sandbox_cfg;

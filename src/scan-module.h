@@ -10,9 +10,11 @@
 #include "profile.h"
 #include "report.h"
 
-#define ACS_SCAN_ABI 1
+#define ACS_SCAN_ABI 2
 #define ACS_SCAN_MODULE_NAME "acs-scan.so"
 #define ACS_SCAN_SYMBOL "acs_scan_module_v1"
+/* The in-sandbox scanner: a CPython extension module (scan-ext.c). */
+#define ACS_SCAN_EXT_NAME "acs-scan-ext.so"
 
 typedef struct acs_scan_module {
         unsigned abi;
@@ -20,6 +22,4 @@ typedef struct acs_scan_module {
         size_t result_size;  /* sizeof(acs_scan_result) */
         int (*scan)(const acs_profile *p, const char *src, size_t len, const char *filename,
                     acs_scan_result *ret, acs_error *err);
-        void (*exec)(const acs_profile *p, char *const argv[], const char *src, size_t len,
-                     const char *filename, int report_fd) _noreturn_;
 } acs_scan_module;

@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * acs-scan.so: the embedded interpreter. Two entry points, exported as one
- * versioned table (scan-module.h):
- *   scan: in-process scan for `check` and MCP; one isolated interpreter per
- *         process, initialised on first use, no site, no signal handlers.
- *   exec: in the sandboxed program process, in place of execve: configure the
- *         interpreter like `python3 FLAGS... argv`, scan, report, then run the
- *         same source in the same interpreter. One start-up per run.
+ * acs-scan.so: the embedded interpreter, for scans outside any sandbox
+ * (`check`, MCP inspect_code_security), exported as a versioned table
+ * (scan-module.h): one isolated interpreter per process, initialised on first
+ * use, no site, no signal handlers. The run path does not come here: the
+ * profile's own python3 scans inside the sandbox (scan-ext.c).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <dlfcn.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -22,59 +21,6 @@
 #include "scan-module.h"
 #include "scan-rules.h"
 #include "scan-walk.h"
-
-int acs_scan_error(acs_error *err, int code, const char *fmt, ...)
-{
-        va_list ap;
-        if (!err)
-                return code;
-        err->code = code;
-        if (err->exit_status == 0)
-                err->exit_status = 125;
-        snprintf(err->stage, sizeof err->stage, "scan");
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-        return code;
-}
-
-int acs_scan_add_finding(acs_scan_result *r, const char *rule, const char *name, int line, int col,
-                         const char *message)
-{
-        acs_finding *v = realloc(r->findings, (r->n_findings + 1) * sizeof *v);
-        if (!v)
-                return -ENOMEM;
-        r->findings = v;
-        acs_finding *f = &v[r->n_findings];
-        *f = (acs_finding){.rule = strdup(rule), .name = strdup(name ? name : ""),
-                           .line = line, .col = col, .message = strdup(message)};
-        if (!f->rule || !f->name || !f->message) {
-                free(f->rule);
-                free(f->name);
-                free(f->message);
-                return -ENOMEM;
-        }
-        r->n_findings++;
-        return 0;
-}
-
-void acs_scan_result_clear(acs_scan_result *r)
-{
-        for (size_t i = 0; i < r->n_findings; i++) {
-                free(r->findings[i].rule);
-                free(r->findings[i].name);
-                free(r->findings[i].message);
-        }
-        free(r->findings);
-        *r = (acs_scan_result){0};
-}
-
-static double now_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /*
  * Extension modules in lib-dynload do not link libpython: they expect its
@@ -95,71 +41,6 @@ static int status_error(PyStatus st, acs_error *err)
                               st.err_msg ? st.err_msg : "unknown error");
 }
 
-/* Finish a result: verdict from the mode, time. */
-static void finish(const acs_profile *p, acs_scan_result *ret, double t0)
-{
-        if (ret->n_findings == 0)
-                ret->verdict = ACS_VERDICT_PASS;
-        else
-                ret->verdict = p->scan_mode == ACS_SCAN_WARN ? ACS_VERDICT_WARN : ACS_VERDICT_REJECT;
-        ret->ms = now_ms() - t0;
-}
-
-/* Checks that need no parser. Returns 1 when the result is complete. */
-static int prescan(const acs_profile *p, const char *src, size_t len, acs_scan_result *ret)
-{
-        if (p->scan_mode == ACS_SCAN_OFF) {
-                ret->verdict = ACS_VERDICT_SKIPPED;
-                return 1;
-        }
-        if (p->max_source && len > p->max_source) {
-                char msg[256];
-                snprintf(msg, sizeof msg,
-                         "the source is longer than max_source of profile %s (%zu > %llu bytes)",
-                         p->name ? p->name : "?", len, (unsigned long long)p->max_source);
-                return acs_scan_add_finding(ret, R_SIZE, "max_source", 1, 0, msg) < 0 ? -ENOMEM : 1;
-        }
-        const char *nul = memchr(src, '\0', len);
-        if (nul) {
-                int line = 1;
-                for (const char *c = src; c < nul; c++)
-                        line += *c == '\n';
-                return acs_scan_add_finding(ret, R_SYNTAX, "syntax", line, 0,
-                                            "source code cannot contain null bytes") < 0
-                               ? -ENOMEM
-                               : 1;
-        }
-        return 0;
-}
-
-/* GIL held. */
-int acs_scan_locked(const acs_profile *p, const char *src, size_t len, const char *filename,
-                       bool ignore_cookie, acs_scan_result *ret, acs_error *err)
-{
-        double t0 = now_ms();
-        *ret = (acs_scan_result){0};
-        int r = prescan(p, src, len, ret);
-        if (r < 0)
-                return acs_scan_error(err, r, "out of memory");
-        if (r == 0) {
-                char *buf = malloc(len + 1);
-                if (!buf)
-                        return acs_scan_error(err, -ENOMEM, "out of memory");
-                memcpy(buf, src, len);
-                buf[len] = '\0';
-                r = acs_scan_walk(p, buf, len, filename ? filename : "<string>", ignore_cookie, ret,
-                                  err);
-                free(buf);
-                if (r < 0) {
-                        acs_scan_result_clear(ret);
-                        return r;
-                }
-        }
-        if (p->scan_mode != ACS_SCAN_OFF)
-                finish(p, ret, t0);
-        return 0;
-}
-
 /*
  * The in-process interpreter: libpython is process-global by nature, so this
  * is the one piece of global state here, guarded by a mutex.
@@ -176,6 +57,15 @@ static int ensure_interpreter(const acs_profile *p, acs_error *err)
                 goto out;
         }
         acs_scan_promote_libpython();
+        /*
+         * A scan allocates and frees a whole AST's worth of objects. By
+         * default glibc gives the freed top of the heap back to the kernel
+         * after every scan, and the next scan faults it in again: a third of
+         * a warm scan's time on these VMs. Keep up to 32 MiB of it (this
+         * process scans again: the MCP server, bench).
+         */
+        mallopt(M_TRIM_THRESHOLD, 32 << 20);
+        mallopt(M_TOP_PAD, 4 << 20);
         PyConfig c;
         PyConfig_InitIsolatedConfig(&c);
         c.site_import = 0;
@@ -211,12 +101,12 @@ static int module_scan(const acs_profile *p, const char *src, size_t len, const 
                        acs_scan_result *ret, acs_error *err)
 {
         acs_scan_result res = {0};
-        int r = prescan(p, src, len, &res);
+        int r = acs_scan_prescan(p, src, len, &res);
         if (r != 0) {
                 if (r < 0)
                         return acs_scan_error(err, r, "out of memory");
                 if (p->scan_mode != ACS_SCAN_OFF)
-                        finish(p, &res, now_ms());
+                        acs_scan_finish(p, &res, acs_scan_now_ms());
                 *ret = res;
                 return 0;
         }
@@ -233,5 +123,4 @@ __attribute__((visibility("default"))) const acs_scan_module acs_scan_module_v1 
         .profile_size = sizeof(acs_profile),
         .result_size = sizeof(acs_scan_result),
         .scan = module_scan,
-        .exec = acs_scan_exec_impl,
 };

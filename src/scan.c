@@ -30,12 +30,12 @@ static bool running_uninstalled(void)
         return strncmp(exe, ACS_ABS_BUILDDIR, b) == 0 && exe[b] == '/';
 }
 
-static int module_path(char *buf, size_t size, acs_error *err)
+static int module_path(const char *name, char *buf, size_t size, acs_error *err)
 {
         const char *dir = getenv("ACS_SCAN_MODULE_DIR");
         if (!dir || !*dir)
                 dir = running_uninstalled() ? ACS_ABS_BUILDDIR "/.libs" : ACS_PKGLIBDIR;
-        if ((size_t)snprintf(buf, size, "%s/%s", dir, ACS_SCAN_MODULE_NAME) >= size)
+        if ((size_t)snprintf(buf, size, "%s/%s", dir, name) >= size)
                 return acs_error_set(err, -ENAMETOOLONG, "scan", "scan module path too long");
         return 0;
 }
@@ -46,7 +46,7 @@ static int module_path(char *buf, size_t size, acs_error *err)
 static int load_module(const acs_scan_module **ret, acs_error *err)
 {
         char path[PATH_MAX];
-        int r = module_path(path, sizeof path, err);
+        int r = module_path(ACS_SCAN_MODULE_NAME, path, sizeof path, err);
         if (r < 0)
                 return r;
         void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -99,22 +99,35 @@ int acs_scan_source(const acs_profile *p, const char *src, size_t len, const cha
         return m->scan(p, src, len, filename, ret, err);
 }
 
-int acs_scan_prepare(acs_error *err)
+int acs_scan_ext_open(acs_error *err)
 {
-        const acs_scan_module *m;
-        return get_module(&m, err);
+        char path[PATH_MAX];
+        int r = module_path(ACS_SCAN_EXT_NAME, path, sizeof path, err);
+        if (r < 0)
+                return r;
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return acs_error_errno(err, -errno, "scan",
+                                       "cannot open the scan module %s (set ACS_SCAN_MODULE_DIR?)", path);
+        if (fd <= 2) { /* the program's stdio will take 0-2 */
+                int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+                r = -errno;
+                close(fd);
+                if (hi < 0)
+                        return acs_error_errno(err, r, "scan", "fcntl");
+                fd = hi;
+        }
+        return fd;
 }
 
-void acs_scan_exec(const acs_profile *p, char *const argv[], const char *src, size_t len,
-                   const char *filename, int report_fd)
+int acs_scan_boot(char *buf, size_t size, int policy_fd, int module_fd)
 {
-        acs_error err = {0};
-        const acs_scan_module *m;
-        if (get_module(&m, &err) < 0) {
-                dprintf(STDERR_FILENO, "acs-launch: %s\n", err.msg);
-                _exit(125);
-        }
-        m->exec(p, argv, src, len, filename, report_fd);
+        /* Only builtins and names prepare_main() in scan-ext.c removes again. */
+        return snprintf(buf, size,
+                        "import _imp\n"
+                        "class S: name = '_acs_scan'; origin = '/proc/self/fd/%d'\n"
+                        "_imp.create_dynamic(S).run(%d, %d)\n",
+                        module_fd, policy_fd, module_fd);
 }
 
 /* ---- the report line from the module, and JSON for reports ---- */

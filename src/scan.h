@@ -4,8 +4,9 @@
  * the separately built module acs-scan.so; this side finds and dlopens it, so
  * runs that never scan never load libpython.
  *
- * Module search order: $ACS_SCAN_MODULE_DIR, the uninstalled build's .libs
- * (when /proc/self/exe lies in the build tree), then $(pkglibdir).
+ * Module search order (acs-scan.so and acs-scan-ext.so alike):
+ * $ACS_SCAN_MODULE_DIR, the uninstalled build's .libs (when /proc/self/exe
+ * lies in the build tree), then $(pkglibdir).
  */
 #pragma once
 
@@ -25,31 +26,24 @@ int acs_scan_source(const acs_profile *p, const char *src, size_t len, const cha
                     acs_scan_result *ret, acs_error *err);
 
 /*
- * In the sandbox child, before pivot_root: dlopen the module (its file may not
- * be visible afterwards). Remembers the module for acs_scan_exec in this
- * process. Idempotent.
+ * The run path scans inside the sandbox, in the profile's python3 itself
+ * (one interpreter start-up per run): the launcher runs
+ *   python3 FLAGS... -c BOOT (SCRIPT | CODE) ARGS...
+ * where BOOT loads acs-scan-ext.so from module_fd and hands it policy_fd,
+ * one end of a socket pair: the launcher has written the policy
+ * (acs_scan_policy_pack) into the other end and shut its writing side; the
+ * module reads it, scans, and writes the verdict line back before any of the
+ * program runs (see src/scan-ext.c).
+ *
+ * acs_scan_ext_open: the module file, O_RDONLY | O_CLOEXEC, fd > 2.
+ * acs_scan_boot: BOOT for those fd numbers (they are the same in the
+ * sandbox); returns what snprintf returns.
  */
-int acs_scan_prepare(acs_error *err);
+int acs_scan_ext_open(acs_error *err);
+int acs_scan_boot(char *buf, size_t size, int policy_fd, int module_fd);
 
 /*
- * In the sandboxed program process, after seccomp, in place of execve:
- * argv is the python3 command line execve would have run
- * (interpreter, flags..., FILE | -c CODE, args...). Initialise the embedded
- * interpreter from it exactly as python3 does (its own option parser, so
- * sys.argv, sys.flags, -I/-S, tracebacks and exit statuses are the real
- * ones), scan src (the program's source; filename names it in findings),
- * write the verdict and findings to report_fd as one JSON line (see
- * acs_scan_result_from_json) and close it. Then: verdict reject -> _exit(126)
- * without running anything of the program; pass/warn/skipped -> Py_RunMain
- * in that same interpreter and _exit with its status. Never returns.
- * Launcher-side failures (module missing, interpreter start-up failed) print
- * one line on stderr and _exit(125). Needs a process of its own (no CLONE_VM).
- */
-_noreturn_ void acs_scan_exec(const acs_profile *p, char *const argv[], const char *src,
-                              size_t len, const char *filename, int report_fd);
-
-/*
- * Parse the JSON line written to report_fd:
+ * Parse the verdict line from the scan socket:
  *   {"verdict":"reject","ms":0.12,"findings":[{"rule":..,"name":..,"line":..,"col":..,"message":..}]}
  * Returns 0, or -EINVAL / -ENOMEM. ret is filled only on success.
  */

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The scan without an interpreter of its own: findings, the checks that need
+ * no parser, and a whole scan with the GIL held. Linked into both scanners:
+ * acs-scan.so (embedded libpython: check, MCP) and acs-scan-ext.so (loaded
+ * into the profile's python3 inside the sandbox: the run path).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "scan-rules.h"
+#include "scan-walk.h"
+
+int acs_scan_error(acs_error *err, int code, const char *fmt, ...)
+{
+        va_list ap;
+        if (!err)
+                return code;
+        err->code = code;
+        if (err->exit_status == 0)
+                err->exit_status = 125;
+        snprintf(err->stage, sizeof err->stage, "scan");
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+        return code;
+}
+
+int acs_scan_add_finding(acs_scan_result *r, const char *rule, const char *name, int line, int col,
+                         const char *message)
+{
+        acs_finding *v = realloc(r->findings, (r->n_findings + 1) * sizeof *v);
+        if (!v)
+                return -ENOMEM;
+        r->findings = v;
+        acs_finding *f = &v[r->n_findings];
+        *f = (acs_finding){.rule = strdup(rule), .name = strdup(name ? name : ""),
+                           .line = line, .col = col, .message = strdup(message)};
+        if (!f->rule || !f->name || !f->message) {
+                free(f->rule);
+                free(f->name);
+                free(f->message);
+                return -ENOMEM;
+        }
+        r->n_findings++;
+        return 0;
+}
+
+void acs_scan_result_clear(acs_scan_result *r)
+{
+        for (size_t i = 0; i < r->n_findings; i++) {
+                free(r->findings[i].rule);
+                free(r->findings[i].name);
+                free(r->findings[i].message);
+        }
+        free(r->findings);
+        *r = (acs_scan_result){0};
+}
+
+double acs_scan_now_ms(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Finish a result: verdict from the mode, time. */
+void acs_scan_finish(const acs_profile *p, acs_scan_result *ret, double t0)
+{
+        if (ret->n_findings == 0)
+                ret->verdict = ACS_VERDICT_PASS;
+        else
+                ret->verdict = p->scan_mode == ACS_SCAN_WARN ? ACS_VERDICT_WARN : ACS_VERDICT_REJECT;
+        ret->ms = acs_scan_now_ms() - t0;
+}
+
+/* Checks that need no parser. Returns 1 when the result is complete. */
+int acs_scan_prescan(const acs_profile *p, const char *src, size_t len, acs_scan_result *ret)
+{
+        if (p->scan_mode == ACS_SCAN_OFF) {
+                ret->verdict = ACS_VERDICT_SKIPPED;
+                return 1;
+        }
+        if (p->max_source && len > p->max_source) {
+                char msg[256];
+                snprintf(msg, sizeof msg,
+                         "the source is longer than max_source of profile %s (%zu > %llu bytes)",
+                         p->name ? p->name : "?", len, (unsigned long long)p->max_source);
+                return acs_scan_add_finding(ret, R_SIZE, "max_source", 1, 0, msg) < 0 ? -ENOMEM : 1;
+        }
+        const char *nul = memchr(src, '\0', len);
+        if (nul) {
+                int line = 1;
+                for (const char *c = src; c < nul; c++)
+                        line += *c == '\n';
+                return acs_scan_add_finding(ret, R_SYNTAX, "syntax", line, 0,
+                                            "source code cannot contain null bytes") < 0
+                               ? -ENOMEM
+                               : 1;
+        }
+        return 0;
+}
+
+/* GIL held. */
+int acs_scan_locked(const acs_profile *p, const char *src, size_t len, const char *filename,
+                       bool ignore_cookie, acs_scan_result *ret, acs_error *err)
+{
+        double t0 = acs_scan_now_ms();
+        *ret = (acs_scan_result){0};
+        int r = acs_scan_prescan(p, src, len, ret);
+        if (r < 0)
+                return acs_scan_error(err, r, "out of memory");
+        if (r == 0) {
+                char *buf = malloc(len + 1);
+                if (!buf)
+                        return acs_scan_error(err, -ENOMEM, "out of memory");
+                memcpy(buf, src, len);
+                buf[len] = '\0';
+                r = acs_scan_walk(p, buf, len, filename ? filename : "<string>", ignore_cookie, ret,
+                                  err);
+                free(buf);
+                if (r < 0) {
+                        acs_scan_result_clear(ret);
+                        return r;
+                }
+        }
+        if (p->scan_mode != ACS_SCAN_OFF)
+                acs_scan_finish(p, ret, t0);
+        return 0;
+}
+

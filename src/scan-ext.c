@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * acs-scan-ext.so: the run path's scanner. A CPython extension module that
+ * the profile's own python3 loads inside the finished sandbox (after seccomp),
+ * so a scanned run pays for one interpreter start-up, and the fast one: the
+ * python3 executable, not an embedded libpython loaded by the launcher
+ * (performance-notes.md, "scanning inside the sandbox by the interpreter that
+ * then runs the code").
+ *
+ * The launcher runs  python3 FLAGS... -c BOOT X ARGS...  where X is the
+ * script's path inside the sandbox or the -c code, and BOOT (scan.h) loads
+ * this file from an inherited fd and calls run(policy_fd, module_fd):
+ *
+ *   1. read the policy (scan-policy.h) from the scan socket, to EOF;
+ *   2. scan the source: the file X as it is inside the sandbox (what will
+ *      run is what was scanned) or the code X;
+ *   3. write the verdict line to the socket and close it. A verdict that
+ *      cannot be delivered ends the process: nothing unscanned runs;
+ *   4. reject: _exit(126) -- nothing of the program has run;
+ *   5. otherwise make sys.argv, sys.path[0] and __main__ what
+ *      `python3 FLAGS X ARGS` (or `-c X`) would have made them, hide
+ *      BOOT's frame from uncaught tracebacks, and run the code in __main__.
+ *      Exceptions, SystemExit and KeyboardInterrupt propagate to python3's
+ *      own top level: exit statuses are python3's.
+ *
+ * Built without linking libpython (its symbols come from the executable,
+ * as for every module in lib-dynload) and only for the Python it was
+ * compiled against: another version is refused at import.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "scan-policy.h"
+#include "scan-rules.h"
+#include "scan-walk.h"
+
+#define VERSION_PREFIX Py_STRINGIFY(PY_MAJOR_VERSION) "." Py_STRINGIFY(PY_MINOR_VERSION) "."
+
+_Noreturn static void die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+_Noreturn static void die(int status, const char *fmt, ...)
+{
+        char buf[1200];
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(buf, sizeof buf - 1, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+                n = 0;
+        if ((size_t)n > sizeof buf - 2)
+                n = sizeof buf - 2;
+        buf[n++] = '\n';
+        (void)!write(STDERR_FILENO, "acs-launch: ", 12);
+        (void)!write(STDERR_FILENO, buf, n);
+        _exit(status);
+}
+
+/* Read fd to EOF or to limit bytes, whichever comes first. NUL-terminated. */
+static int read_upto(int fd, size_t limit, char **ret, size_t *ret_len)
+{
+        size_t cap = 4096, len = 0;
+        struct stat st;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size < limit)
+                cap = (size_t)st.st_size + 1;
+        if (cap > limit)
+                cap = limit;
+        char *buf = malloc(cap + 1);
+        if (!buf)
+                return -ENOMEM;
+        while (len < limit) {
+                if (len == cap) {
+                        size_t ncap = cap > limit / 2 ? limit : cap * 2;
+                        char *n = realloc(buf, ncap + 1);
+                        if (!n) {
+                                free(buf);
+                                return -ENOMEM;
+                        }
+                        buf = n;
+                        cap = ncap;
+                }
+                ssize_t n = read(fd, buf + len, cap - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        int e = -errno;
+                        free(buf);
+                        return e;
+                }
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        buf[len] = '\0';
+        *ret = buf;
+        *ret_len = len;
+        return 0;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+        fputc('"', f);
+        for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
+                if (*c == '"' || *c == '\\')
+                        fprintf(f, "\\%c", *c);
+                else if (*c < 0x20)
+                        fprintf(f, "\\u%04x", *c);
+                else
+                        fputc(*c, f);
+        }
+        fputc('"', f);
+}
+
+static const char *verdict_name(acs_verdict v)
+{
+        switch (v) {
+        case ACS_VERDICT_PASS: return "pass";
+        case ACS_VERDICT_REJECT: return "reject";
+        case ACS_VERDICT_WARN: return "warn";
+        default: return "skipped";
+        }
+}
+
+/* The verdict as one JSON line (acs_scan_result_from_json reads it). */
+static int write_report(int fd, const acs_scan_result *r)
+{
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return -ENOMEM;
+        fprintf(f, "{\"verdict\":\"%s\",\"ms\":%.4f,\"findings\":[", verdict_name(r->verdict), r->ms);
+        for (size_t i = 0; i < r->n_findings; i++) {
+                const acs_finding *x = &r->findings[i];
+                fputs(i ? ",{\"rule\":" : "{\"rule\":", f);
+                json_str(f, x->rule);
+                fputs(",\"name\":", f);
+                json_str(f, x->name);
+                fprintf(f, ",\"line\":%d,\"col\":%d,\"message\":", x->line, x->col);
+                json_str(f, x->message);
+                fputc('}', f);
+        }
+        fputs("]}\n", f);
+        if (fclose(f) != 0) {
+                free(buf);
+                return -ENOMEM;
+        }
+        int r2 = 0;
+        for (size_t off = 0; off < len;) {
+                ssize_t n = write(fd, buf + off, len - off);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0) {
+                        r2 = n < 0 ? -errno : -EPIPE;
+                        break;
+                }
+                off += (size_t)n;
+        }
+        free(buf);
+        return r2;
+}
+
+/* ---- after the verdict: run the program as python3 would ---- */
+
+/* BOOT's code object: its frames are hidden from uncaught tracebacks. */
+static PyObject *boot_code;
+
+/* sys.excepthook while the program runs: python3's own hook, minus BOOT's frame. */
+static PyObject *excepthook(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+        (void)self;
+        if (nargs != 3) {
+                PyErr_SetString(PyExc_TypeError, "excepthook expected 3 arguments");
+                return NULL;
+        }
+        PyObject *tb = args[2];
+        while (boot_code && tb && PyTraceBack_Check(tb)) {
+                PyTracebackObject *t = (PyTracebackObject *)tb;
+                PyCodeObject *code = PyFrame_GetCode(t->tb_frame);
+                bool ours = (PyObject *)code == boot_code;
+                Py_DECREF(code);
+                if (!ours)
+                        break;
+                tb = t->tb_next ? (PyObject *)t->tb_next : Py_None;
+        }
+        /* the default hook prints the exception's own __traceback__ */
+        if (tb != args[2] && PyExceptionInstance_Check(args[1]) && PyException_SetTraceback(args[1], tb) < 0)
+                return NULL;
+        PyObject *hook = PySys_GetObject("__excepthook__"); /* borrowed */
+        if (!hook) {
+                PyErr_SetString(PyExc_RuntimeError, "lost sys.__excepthook__");
+                return NULL;
+        }
+        return PyObject_CallFunctionObjArgs(hook, args[0], args[1], tb, NULL);
+}
+
+static PyMethodDef hook_def = { "excepthook", (PyCFunction)(void (*)(void))excepthook, METH_FASTCALL,
+                                NULL };
+
+/* sys.argv: ['-c', X, ARGS...] -> [X, ARGS...] (file) or ['-c', ARGS...] (command). */
+static int fix_argv(PyObject *argv, bool command)
+{
+        Py_ssize_t n = PyList_GET_SIZE(argv);
+        PyObject *nv = command ? PyList_GetSlice(argv, 2, n) : PyList_GetSlice(argv, 1, n);
+        if (!nv)
+                return -1;
+        if (command) {
+                PyObject *c = PyUnicode_FromString("-c");
+                if (!c || PyList_Insert(nv, 0, c) < 0) {
+                        Py_XDECREF(c);
+                        Py_DECREF(nv);
+                        return -1;
+                }
+                Py_DECREF(c);
+        }
+        int r = PySys_SetObject("argv", nv);
+        Py_DECREF(nv);
+        return r;
+}
+
+/*
+ * sys.path[0]: python3 FILE puts the script's directory there unless
+ * -P/-I (safe_path); -c put '' there, which a script does not get.
+ */
+static int fix_path0(PyObject *script)
+{
+        PyObject *flags = PySys_GetObject("flags"), *path = PySys_GetObject("path");
+        PyObject *safe = flags ? PyObject_GetAttrString(flags, "safe_path") : NULL;
+        if (!safe)
+                return -1;
+        int is_safe = PyObject_IsTrue(safe);
+        Py_DECREF(safe);
+        if (is_safe != 0 || !path || !PyList_Check(path) || PyList_GET_SIZE(path) == 0)
+                return is_safe < 0 ? -1 : 0;
+        PyObject *first = PyList_GET_ITEM(path, 0);
+        if (!PyUnicode_Check(first) || PyUnicode_GET_LENGTH(first) != 0)
+                return 0;
+        PyObject *b = PyUnicode_EncodeFSDefault(script);
+        if (!b)
+                return -1;
+        char real[PATH_MAX];
+        const char *s = realpath(PyBytes_AS_STRING(b), real) ? real : PyBytes_AS_STRING(b);
+        const char *slash = strrchr(s, '/');
+        PyObject *dir = slash ? PyUnicode_DecodeFSDefaultAndSize(s, slash == s ? 1 : slash - s)
+                              : PyUnicode_FromString("");
+        Py_DECREF(b);
+        if (!dir)
+                return -1;
+        int r = PyList_SetItem(path, 0, dir); /* steals dir */
+        return r;
+}
+
+/* __main__ as python3 leaves it for a script (or -c), minus BOOT's names. */
+static PyObject *prepare_main(PyObject *script, bool command)
+{
+        PyObject *main = PyImport_AddModule("__main__"); /* borrowed */
+        PyObject *d = main ? PyModule_GetDict(main) : NULL;
+        if (!d)
+                return NULL;
+        static const char *const boot_names[] = { "_imp", "S" };
+        for (size_t i = 0; i < sizeof boot_names / sizeof *boot_names; i++)
+                if (PyDict_DelItemString(d, boot_names[i]) < 0)
+                        PyErr_Clear();
+        if (command)
+                return d;
+        if (PyDict_SetItemString(d, "__file__", script) < 0 || PyDict_SetItemString(d, "__cached__", Py_None) < 0)
+                return NULL;
+        /* python3 FILE sets __loader__ to a SourceFileLoader for __main__ */
+        PyObject *ext = PyImport_ImportModule("_frozen_importlib_external");
+        PyObject *loader = ext ? PyObject_CallMethod(ext, "SourceFileLoader", "sO", "__main__", script) : NULL;
+        Py_XDECREF(ext);
+        if (!loader)
+                return NULL;
+        int r = PyDict_SetItemString(d, "__loader__", loader);
+        Py_DECREF(loader);
+        return r < 0 ? NULL : d;
+}
+
+static PyObject *run_program(const char *src, size_t len, PyObject *x, bool command)
+{
+        PyObject *argv = PySys_GetObject("argv");
+        if (!argv || !PyList_Check(argv) || PyList_GET_SIZE(argv) < 2) {
+                PyErr_SetString(PyExc_RuntimeError, "acs-launch: sys.argv lost its program");
+                return NULL;
+        }
+        if (fix_argv(argv, command) < 0 || (!command && fix_path0(x) < 0))
+                return NULL;
+        PyObject *d = prepare_main(x, command);
+        if (!d)
+                return NULL;
+
+        PyFrameObject *f = PyEval_GetFrame(); /* borrowed: BOOT, our caller */
+        if (f) {
+                Py_XSETREF(boot_code, (PyObject *)PyFrame_GetCode(f));
+                PyObject *hook = PyCFunction_New(&hook_def, NULL);
+                if (!hook || PySys_SetObject("excepthook", hook) < 0) {
+                        Py_XDECREF(hook);
+                        return NULL;
+                }
+                Py_DECREF(hook);
+        }
+
+        if (memchr(src, '\0', len)) { /* mode = warn let it through */
+                PyErr_SetString(PyExc_SyntaxError, "source code cannot contain null bytes");
+                return NULL;
+        }
+        PyCompilerFlags cf = _PyCompilerFlags_INIT;
+        if (command)
+                cf.cf_flags |= PyCF_IGNORE_COOKIE; /* as python3 -c does */
+        PyObject *fname = command ? PyUnicode_FromString("<string>") : (Py_INCREF(x), x);
+        if (!fname)
+                return NULL;
+        PyObject *code = Py_CompileStringObject(src, fname, Py_file_input, &cf, -1);
+        Py_DECREF(fname);
+        if (!code)
+                return NULL;
+        /*
+         * The program's module frame is the bottom of its stack, as under
+         * python3 FILE: f_back None, no BOOT frame in traceback.print_stack(),
+         * inspect.stack() or a warning's stacklevel. The eval loop links a new
+         * entry frame to the thread's current frame; hide BOOT's meanwhile.
+         */
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030D0000
+        PyThreadState *ts = PyThreadState_Get();
+        struct _PyInterpreterFrame *caller = ts->cframe->current_frame;
+        ts->cframe->current_frame = NULL;
+        PyObject *res = PyEval_EvalCode(code, d, d);
+        ts->cframe->current_frame = caller;
+#else
+        PyObject *res = PyEval_EvalCode(code, d, d);
+#endif
+        Py_DECREF(code);
+        return res;
+}
+
+/* run(policy_fd, module_fd): see the top of this file. */
+static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+        (void)self;
+        if (nargs != 2 || !PyLong_Check(args[0]) || !PyLong_Check(args[1])) {
+                PyErr_SetString(PyExc_TypeError, "run(policy_fd, module_fd)");
+                return NULL;
+        }
+        int fd = (int)PyLong_AsLong(args[0]), mod_fd = (int)PyLong_AsLong(args[1]);
+        if (PyErr_Occurred())
+                return NULL;
+        if (mod_fd > 2)
+                close(mod_fd); /* mapped; the program must not inherit it */
+
+        char *raw = NULL;
+        size_t raw_len = 0;
+        int r = read_upto(fd, ACS_SCAN_POLICY_MAX + 1, &raw, &raw_len);
+        if (r < 0)
+                die(125, "scan: cannot read the policy: %s", strerror(-r));
+        if (raw_len > ACS_SCAN_POLICY_MAX)
+                die(125, "scan: the policy is too large");
+        acs_scan_policy pol;
+        r = acs_scan_policy_unpack(raw, raw_len, &pol);
+        free(raw);
+        if (r < 0)
+                die(125, "scan: malformed policy from the launcher");
+
+        PyObject *argv = PySys_GetObject("argv");
+        PyObject *x = argv && PyList_Check(argv) && PyList_GET_SIZE(argv) >= 2 ? PyList_GET_ITEM(argv, 1) : NULL;
+        if (!x || !PyUnicode_Check(x))
+                die(125, "scan: no program on the command line");
+        Py_INCREF(x);
+
+        /* The source: the code as python3 -c would encode it, or the file as it is in here. */
+        char *src = NULL;
+        size_t len = 0;
+        /* one byte over max_source is enough for the size finding */
+        size_t limit = pol.profile.max_source && pol.profile.max_source < SIZE_MAX / 2
+                               ? (size_t)pol.profile.max_source + 1 : SIZE_MAX / 2;
+        if (pol.command) {
+                PyObject *b = PyUnicode_AsUTF8String(x);
+                if (!b)
+                        die(125, "scan: the -c code is not valid UTF-8");
+                len = (size_t)PyBytes_GET_SIZE(b);
+                if (len > limit)
+                        len = limit;
+                if (!(src = malloc(len + 1)))
+                        die(125, "out of memory");
+                memcpy(src, PyBytes_AS_STRING(b), len);
+                src[len] = '\0';
+                Py_DECREF(b);
+        } else {
+                PyObject *b = PyUnicode_EncodeFSDefault(x);
+                int sfd = b ? open(PyBytes_AS_STRING(b), O_RDONLY | O_CLOEXEC) : -1;
+                if (sfd < 0)
+                        die(125, "scan: cannot open %s: %s", pol.filename, strerror(errno));
+                Py_DECREF(b);
+                r = read_upto(sfd, limit, &src, &len);
+                close(sfd);
+                if (r < 0)
+                        die(125, "scan: cannot read %s: %s", pol.filename, strerror(-r));
+        }
+
+        acs_scan_result res;
+        acs_error err = {0};
+        if (acs_scan_locked(&pol.profile, src, len, pol.filename, pol.command, &res, &err) < 0)
+                die(125, "scan failed: %s", err.msg);
+        if ((r = write_report(fd, &res)) < 0)
+                die(125, "scan: cannot report the verdict: %s", strerror(-r));
+        close(fd);
+        if (res.verdict == ACS_VERDICT_REJECT)
+                _exit(126); /* nothing of the program has run */
+        bool command = pol.command;
+        acs_scan_result_clear(&res);
+        acs_scan_policy_done(&pol);
+        acs_scan_walk_reset();
+
+        PyObject *ret = run_program(src, len, x, command);
+        free(src);
+        Py_DECREF(x);
+        return ret;
+}
+
+static PyMethodDef methods[] = {
+        { "run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, NULL },
+        { NULL, NULL, 0, NULL },
+};
+
+static struct PyModuleDef module_def = {
+        PyModuleDef_HEAD_INIT, "_acs_scan", NULL, -1, methods, NULL, NULL, NULL, NULL,
+};
+
+__attribute__((visibility("default"))) PyMODINIT_FUNC PyInit__acs_scan(void);
+__attribute__((visibility("default"))) PyMODINIT_FUNC PyInit__acs_scan(void)
+{
+        const char *v = Py_GetVersion();
+        if (strncmp(v, VERSION_PREFIX, strlen(VERSION_PREFIX)) != 0) {
+                PyErr_Format(PyExc_ImportError,
+                             "acs-launch's scanner is built for Python " VERSION_PREFIX
+                             "x, and the profile's interpreter is Python %.20s: use that interpreter "
+                             "or set [scan] mode = off",
+                             v);
+                return NULL;
+        }
+        return PyModule_Create(&module_def);
+}
