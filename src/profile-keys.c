@@ -81,8 +81,8 @@ const acs_profile_key acs_profile_key_table[] = {
           .doc = "Modules the code may import, in any import form. Everything else is a "
                  "\\fBforbidden-import\\fR finding. Empty: no imports at all." },
         { "scan", "deny_builtins", ACS_KEY_IDENTS, OFF(deny_builtins),
-          .def = "eval exec compile open __import__ globals locals vars getattr setattr "
-                 "delattr breakpoint input help __builtins__ __loader__ __spec__",
+          .def = "eval exec compile open __import__ globals locals vars "
+                 "breakpoint input help __builtins__ __loader__ __spec__",
           .doc = "Built-in names the code may not use, also when aliased or reached "
                  "through \\fB__builtins__\\fR." },
         { "scan", "deny_attributes", ACS_KEY_IDENTS, OFF(deny_attributes),

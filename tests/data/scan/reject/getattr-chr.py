@@ -1,2 +1,2 @@
-# expect: denied-builtin
+# expect: denied-attribute
 getattr(1, chr(95) * 2 + 'class' + chr(95) * 2)

@@ -1,2 +1,2 @@
-# expect: denied-builtin
+# expect: denied-attribute
 getattr(1, '__cl' + 'ass__')

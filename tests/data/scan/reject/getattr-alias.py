@@ -1,0 +1,3 @@
+# expect: reflective-access
+g = getattr
+print(g(1, "__class__"))

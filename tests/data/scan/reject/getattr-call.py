@@ -1,2 +1,0 @@
-# expect: denied-builtin
-print(getattr(1, 'real'))

@@ -1,0 +1,2 @@
+# expect: reflective-access
+print(getattr(1, "%sclass%s" % ("__", "__")))

@@ -1,3 +1,0 @@
-# expect: denied-builtin
-class A: pass
-setattr(A, 'x', 1)

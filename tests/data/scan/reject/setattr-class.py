@@ -1,0 +1,5 @@
+# expect: denied-attribute
+class A: pass
+class B: pass
+a = A()
+setattr(a, "__class__", B)
