@@ -147,6 +147,26 @@ static void check_attribute(walk *w, PyObject *node)
         Py_XDECREF(value);
 }
 
+/*
+ * X.__class__.__name__ (or __qualname__, __module__): the idiom of every
+ * __repr__. It yields a string, nothing type(X).__name__ would not give, so
+ * __class__ here is not reported even where the profile denies it. Returns
+ * X (new reference) for such a node, else NULL.
+ */
+static PyObject *class_name_idiom(PyObject *node)
+{
+        const char *attr = get_str(node, S_attr);
+        if (!attr || (strcmp(attr, "__name__") != 0 && strcmp(attr, "__qualname__") != 0 &&
+                      strcmp(attr, "__module__") != 0))
+                return NULL;
+        PyObject *v = get(node, S_value), *obj = NULL;
+        const char *inner = v && is(v, T_Attribute) ? get_str(v, S_attr) : NULL;
+        if (inner && strcmp(inner, "__class__") == 0)
+                obj = get(v, S_value);
+        Py_XDECREF(v);
+        return obj;
+}
+
 /* getattr(o, EXPR) and friends: fold EXPR, or judge its known ends. */
 static void check_attr_expr(walk *w, PyObject *node, PyObject *recv, PyObject *expr, const char *fn,
                             bool computed_ok)
@@ -514,8 +534,14 @@ static void walk_node(walk *w, PyObject *node)
         if (t == (PyTypeObject *)C.t[T_Name]) {
                 check_name(w, node);
         } else if (t == (PyTypeObject *)C.t[T_Attribute]) {
-                check_attribute(w, node);
-                walk_field(w, node, S_value);
+                PyObject *obj = class_name_idiom(node);
+                if (obj) { /* X.__class__.__name__: only X needs checking */
+                        walk_node(w, obj);
+                        Py_DECREF(obj);
+                } else {
+                        check_attribute(w, node);
+                        walk_field(w, node, S_value);
+                }
         } else if (t == (PyTypeObject *)C.t[T_Constant]) {
                 check_constant(w, node);
         } else if (t == (PyTypeObject *)C.t[T_Call]) {

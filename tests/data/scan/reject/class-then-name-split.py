@@ -1,0 +1,3 @@
+# expect: denied-attribute
+n = ().__class__
+print(n.__name__)
