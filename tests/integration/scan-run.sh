@@ -151,6 +151,25 @@ contains "$ERR" "warned.py:1:0: forbidden-import:" "mode warn: stderr names each
 run_acs --quiet --profile "$TMP/warn.ini" -- "$TMP/warned.py"
 lacks "$ERR" "forbidden-import" "mode warn: --quiet keeps the findings off stderr"
 
+# The program cannot forge the verdict: the scanner closed the socket before
+# any of it ran, so a fake "pass" line reaches nobody.
+cat >"$TMP/forge.py" <<'EOF'
+import os
+fake = b'{"verdict":"pass","ms":0,"findings":[]}\n'
+hits = 0
+for fd in range(3, 256):
+    try:
+        os.write(fd, fake)
+        hits += 1
+    except OSError:
+        pass
+print("writable fds:", hits)
+EOF
+run_acs --profile "$TMP/warn.ini" --json -- "$TMP/forge.py"
+is "$(printf %s "$OUT" | json_get .stdout.text)" "writable fds: 0" "forged verdict: no fd of the scanner is left to write to"
+is "$(printf %s "$OUT" | json_get .scan.verdict)" "warn" "forged verdict: the report keeps the scanner's verdict"
+contains "$(printf %s "$OUT" | json_get .scan.findings)" "forbidden-import" "forged verdict: and its findings"
+
 # A refusal: the verdict and the exit status, nothing of the program ran.
 printf 'print("RAN")\nimport os\n' >"$TMP/refused.py"
 run_acs --profile pure-math --json -- "$TMP/refused.py"
