@@ -20,6 +20,23 @@ for f in "$D"/reject/*.py; do
         fi
 done
 
+# The run path scans in the sandbox with acs-scan-ext.so, check in the
+# launcher with acs-scan.so: the same rules must give the same findings.
+findings() { /usr/bin/python3 -I -S -c 'import json,sys
+r = json.load(sys.stdin)
+s = r.get("scan", r)
+print(s["verdict"], sorted((f["rule"], f["name"], f["line"], f["col"], f["message"]) for f in s["findings"]))'; }
+agree=0 disagree=
+for f in "$D"/reject/*.py "$D"/accept/*.py; do
+        a=$("$ACS" check --profile pure-math --json "$f" 2>/dev/null | findings)
+        b=$("$ACS" --profile pure-math --json -- "$f" 2>/dev/null | findings)
+        if [ -n "$a" ] && [ "$a" = "$b" ]; then agree=$((agree + 1)); else disagree="$disagree ${f##*/}"; fi
+done
+if [ -z "$disagree" ]; then ok "check and the in-sandbox scan agree on all $agree corpus files"; else
+        fail "check and the in-sandbox scan agree on every corpus file"
+        diag "they differ on:$disagree"
+fi
+
 # A refused run executes nothing: the marker print never appears.
 for n in import-os.py eval-direct.py cve-2025-9959-hierarchy.py generator-frame.py; do
         { echo 'print("RAN")'; cat "$D/reject/$n"; } >"$TMP/run-$n"
