@@ -128,6 +128,16 @@ except ZeroDivisionError:
 EOF
 same frames
 
+# Without -I, python3 FILE puts the script's directory first on sys.path
+# (and -c puts ''): the bootstrap's own -c must not change that.
+printf '[profile]\ninherit = unsafe-python\n[python]\nflags = -S\n' >"$TMP/noi-off.ini"
+printf '[profile]\ninherit = unsafe-python\n[python]\nflags = -S\n[scan]\nmode = warn\n' >"$TMP/noi-warn.ini"
+printf 'import sys\nprint(repr(sys.path[0]), sys.flags.safe_path, sys.argv)\n' >"$TMP/path0.py"
+a=$("$ACS" -q --profile "$TMP/noi-off.ini" -- "$TMP/path0.py" x 2>&1; "$ACS" -q --profile "$TMP/noi-off.ini" -c 'import sys; print(repr(sys.path[0]))' 2>&1)
+b=$("$ACS" -q --profile "$TMP/noi-warn.ini" -- "$TMP/path0.py" x 2>&1; "$ACS" -q --profile "$TMP/noi-warn.ini" -c 'import sys; print(repr(sys.path[0]))' 2>&1)
+is "$b" "$a" "without -I: sys.path[0] of a scanned script and of -c code as python3's"
+contains "$a" "'/run/acs' False" "without -I: the script's directory is first (the test sees it)"
+
 # -c: sys.argv and the traceback of inline code
 "$ACS" --quiet --profile unsafe-python -c 'import sys; print(sys.argv); 1/0' x y >"$TMP/a.out" 2>"$TMP/a.err"
 a_rc=$?
