@@ -9,70 +9,51 @@
 
 #include "scan-policy.h"
 
-typedef struct sbuf {
-        char *p;
-        size_t len, cap;
-        bool failed;
-} sbuf;
-
 /* "key=value\0", or "key\0" when value is NULL */
-static void put(sbuf *b, const char *key, const char *value)
+static void put(FILE *f, const char *key, const char *value)
 {
-        size_t kl = strlen(key), vl = value ? strlen(value) + 1 : 0, need = kl + vl + 1;
-        if (b->failed)
-                return;
-        if (b->len + need > b->cap) {
-                size_t cap = b->cap ? b->cap : 512;
-                while (cap < b->len + need)
-                        cap *= 2;
-                char *n = realloc(b->p, cap);
-                if (!n) {
-                        b->failed = true;
-                        return;
-                }
-                b->p = n;
-                b->cap = cap;
-        }
-        memcpy(b->p + b->len, key, kl);
+        fputs(key, f);
         if (value) {
-                b->p[b->len + kl] = '=';
-                memcpy(b->p + b->len + kl + 1, value, vl - 1);
+                fputc('=', f);
+                fputs(value, f);
         }
-        b->p[b->len + need - 1] = '\0';
-        b->len += need;
+        fputc('\0', f);
 }
 
-static void put_list(sbuf *b, const char *key, char *const *v)
+static void put_list(FILE *f, const char *key, char *const *v)
 {
         for (; v && *v; v++)
-                put(b, key, *v);
+                put(f, key, *v);
 }
 
 int acs_scan_policy_pack(const acs_profile *p, const char *filename, bool command, char **ret_buf,
                          size_t *ret_len)
 {
-        sbuf b = {0};
-        char num[32];
-        put(&b, ACS_SCAN_POLICY_MAGIC, NULL);
-        put(&b, "profile", p->name ? p->name : "");
-        put(&b, "mode", p->scan_mode == ACS_SCAN_WARN ? "warn" : "enforce");
-        snprintf(num, sizeof num, "%" PRIu64, p->max_source);
-        put(&b, "max_source", num);
-        put(&b, "filename", filename ? filename : "<string>");
-        put(&b, "kind", command ? "command" : "file");
-        put_list(&b, "allow_import", p->allow_imports);
-        put_list(&b, "deny_builtin", p->deny_builtins);
-        put_list(&b, "deny_attribute", p->deny_attributes);
-        if (b.failed) {
-                free(b.p);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return -ENOMEM;
+        put(f, ACS_SCAN_POLICY_MAGIC, NULL);
+        put(f, "profile", p->name ? p->name : "");
+        put(f, "mode", p->scan_mode == ACS_SCAN_WARN ? "warn" : "enforce");
+        fprintf(f, "max_source=%" PRIu64 "%c", p->max_source, '\0');
+        put(f, "filename", filename ? filename : "<string>");
+        put(f, "kind", command ? "command" : "file");
+        put_list(f, "allow_import", p->allow_imports);
+        put_list(f, "deny_builtin", p->deny_builtins);
+        put_list(f, "deny_attribute", p->deny_attributes);
+        bool failed = ferror(f);
+        if (fclose(f) != 0 || failed) {
+                free(buf);
                 return -ENOMEM;
         }
-        if (b.len > ACS_SCAN_POLICY_MAX) {
-                free(b.p);
+        if (len > ACS_SCAN_POLICY_MAX) {
+                free(buf);
                 return -E2BIG;
         }
-        *ret_buf = b.p;
-        *ret_len = b.len;
+        *ret_buf = buf;
+        *ret_len = len;
         return 0;
 }
 
