@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -164,4 +165,13 @@ void acs_log(int level, const char *fmt, ...)
         vfprintf(stderr, fmt, ap);
         fputc('\n', stderr);
         va_end(ap);
+}
+
+int acs_fd_above_stdio(int fd)
+{
+        if (fd > 2)
+                return fd;
+        int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3), r = -errno;
+        close(fd);
+        return hi < 0 ? r : hi;
 }

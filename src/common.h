@@ -51,6 +51,10 @@ bool acs_strv_contains(char *const *v, const char *s);
 int acs_strv_push(char ***v, const char *s); /* copies s; -ENOMEM */
 char **acs_strv_copy(char *const *v);
 
+/* fd itself if > 2, else an O_CLOEXEC copy above 2 (fd is closed): for fds a
+ * sandboxed program inherits next to its stdio. Returns the fd or -errno. */
+int acs_fd_above_stdio(int fd);
+
 /*
  * The error record. Fallible functions return >= 0 on success and -errno on
  * failure, and fill this record with the stage and a message for the user.

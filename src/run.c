@@ -32,6 +32,8 @@ typedef struct plan {
         char *file_data;
         size_t file_len;
         char *file_name;
+        uint64_t file_size;   /* as fstat saw it, also when over max_source */
+        const char *script;   /* /run/acs/NAME in argv (borrowed), or NULL */
         double timeout;
         uint64_t max_tokens;
 } plan;
@@ -123,6 +125,7 @@ static int read_source(const char *path, uint64_t max, plan *p, acs_error *err)
         struct stat st;
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
                 return acs_error_set(err, -EINVAL, "input", "'%s' is not a regular file", path);
+        p->file_size = (uint64_t)st.st_size;
         if (max && (uint64_t)st.st_size > max)
                 return acs_error_set(err, -EFBIG, "input", "'%s' is %lld bytes, over max_source %llu",
                                      path, (long long)st.st_size, (unsigned long long)max);
@@ -268,6 +271,7 @@ static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p
                         if (asprintf(&inside, "/run/acs/%s", p->file_name) < 0 ||
                             (r = acs_strv_push(&p->argv, inside)) < 0)
                                 return -ENOMEM;
+                        p->script = p->argv[acs_strv_length(p->argv) - 1];
                         args++;
                 } else {
                         if ((!scan && (r = acs_strv_push(&p->argv, "-c")) < 0) ||
@@ -355,19 +359,11 @@ static int open_pipe(int fds[2], acs_error *err)
  */
 static int open_scan_channel(int fds[2], acs_error *err)
 {
-        int sv[2];
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0)
                 return acs_error_errno(err, -errno, "scan", "socketpair");
-        fds[0] = sv[0];
-        fds[1] = sv[1];
-        if (fds[1] <= 2) { /* the program's stdio will take 0-2 */
-                int hi = fcntl(fds[1], F_DUPFD_CLOEXEC, 3);
-                if (hi < 0)
-                        return acs_error_errno(err, -errno, "scan", "fcntl");
-                close(fds[1]);
-                fds[1] = hi;
-        }
-        return 0;
+        int r = acs_fd_above_stdio(fds[1]); /* the program's stdio will take 0-2 */
+        fds[1] = r < 0 ? -1 : r;
+        return r < 0 ? acs_error_errno(err, r, "scan", "fcntl") : 0;
 }
 
 /*
@@ -378,12 +374,10 @@ static int open_scan_channel(int fds[2], acs_error *err)
  */
 static int send_scan_policy(int fd, const acs_profile *prof, const plan *p, acs_error *err)
 {
-        _cleanup_free_ char *pol = NULL, *inside = NULL;
+        _cleanup_free_ char *pol = NULL;
         size_t len = 0;
         int r;
-        if (p->file_name && asprintf(&inside, "/run/acs/%s", p->file_name) < 0)
-                return -ENOMEM;
-        if ((r = acs_scan_policy_pack(prof, inside ? inside : "<string>", !inside, &pol, &len)) < 0)
+        if ((r = acs_scan_policy_pack(prof, p->script ? p->script : "<string>", !p->script, &pol, &len)) < 0)
                 return acs_error_set(err, r, "scan", r == -E2BIG ? "the profile's [scan] lists are too long (over %d KiB)"
                                                                  : "out of memory", ACS_SCAN_POLICY_MAX / 1024);
         for (size_t off = 0; off < len;) {
@@ -404,17 +398,14 @@ static int send_scan_policy(int fd, const acs_profile *prof, const plan *p, acs_
  * A script over max_source is refused with the scanner's own finding (the
  * launcher never reads more of it), so `check` and a run agree.
  */
-static int refuse_too_large(acs_report *rep, const acs_profile *prof, const char *path)
+static int refuse_too_large(acs_report *rep, const acs_profile *prof, uint64_t size)
 {
-        struct stat st;
         acs_finding *f = calloc(1, sizeof *f);
-        if (!f || stat(path, &st) < 0) {
-                free(f);
-                return -errno;
-        }
+        if (!f)
+                return -ENOMEM;
         *f = (acs_finding){ .rule = strdup("source-too-large"), .name = strdup("max_source"), .line = 1, .col = 0 };
-        if (asprintf(&f->message, "the source is longer than max_source of profile %s (%lld > %llu bytes)",
-                     prof->name ? prof->name : "?", (long long)st.st_size, (unsigned long long)prof->max_source) < 0)
+        if (asprintf(&f->message, "the source is longer than max_source of profile %s (%llu > %llu bytes)",
+                     prof->name ? prof->name : "?", (unsigned long long)size, (unsigned long long)prof->max_source) < 0)
                 f->message = NULL;
         acs_scan_result_done(&rep->scan);
         rep->scan = (acs_scan_result){ .verdict = ACS_VERDICT_REJECT, .findings = f, .n_findings = 1 };
@@ -516,7 +507,7 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         }
         if ((r = build_plan(req, scan ? (int[]){ scanp[1], modfd } : (int[]){ -1, -1 }, &p, err)) < 0) {
                 if (r == -EFBIG && prof->scan_mode == ACS_SCAN_ENFORCE && req->kind == ACS_RUN_FILE &&
-                    refuse_too_large(rep, prof, req->argv[0]) == 0)
+                    refuse_too_large(rep, prof, p.file_size) == 0)
                         r = 0; /* refused like any other finding, before a sandbox exists */
                 goto out;
         }

@@ -109,15 +109,9 @@ int acs_scan_ext_open(acs_error *err)
         if (fd < 0)
                 return acs_error_errno(err, -errno, "scan",
                                        "cannot open the scan module %s (set ACS_SCAN_MODULE_DIR?)", path);
-        if (fd <= 2) { /* the program's stdio will take 0-2 */
-                int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-                r = -errno;
-                close(fd);
-                if (hi < 0)
-                        return acs_error_errno(err, r, "scan", "fcntl");
-                fd = hi;
-        }
-        return fd;
+        if ((r = acs_fd_above_stdio(fd)) < 0) /* the program's stdio will take 0-2 */
+                return acs_error_errno(err, r, "scan", "fcntl");
+        return r;
 }
 
 int acs_scan_boot(char *buf, size_t size, int policy_fd, int module_fd)
