@@ -153,8 +153,7 @@ static int write_file_at(const char *path, const char *data)
         return 0;
 }
 
-/* Close every fd from lowfd up except keep1 and keep2 (-1: none). */
-/* Close every fd >= lowfd but those in keep (negative entries are ignored). */
+/* Close every fd >= lowfd but those in keep (at most four; entries below lowfd are ignored). */
 static void close_all_except(int lowfd, const int *keep, size_t n)
 {
         int k[4];
