@@ -10,24 +10,30 @@
 
 printf '[profile]\ninherit = unsafe-python\n[scan]\nmode = warn\n' >"$TMP/warn.ini"
 
-# same NAME ARGS...: the script $TMP/NAME.py, run both ways with ARGS
-same() {
-        name=$1
+# same_run WHAT ARGS...: acs-launch ARGS with the scan off and on
+same_run() {
+        what=$1
         shift
-        "$ACS" --quiet --profile unsafe-python -- "$TMP/$name.py" "$@" >"$TMP/a.out" 2>"$TMP/a.err" <"$TMP/stdin"
+        "$ACS" --quiet --profile unsafe-python "$@" >"$TMP/a.out" 2>"$TMP/a.err" <"$TMP/stdin"
         a_rc=$?
-        "$ACS" --quiet --profile "$TMP/warn.ini" --report "$TMP/rep.json" -- "$TMP/$name.py" "$@" \
+        "$ACS" --quiet --profile "$TMP/warn.ini" --report "$TMP/rep.json" "$@" \
                 >"$TMP/b.out" 2>"$TMP/b.err" <"$TMP/stdin"
         b_rc=$?
         verdict=$(json_get .scan.verdict <"$TMP/rep.json")
         if [ "$a_rc" = "$b_rc" ] && cmp -s "$TMP/a.out" "$TMP/b.out" && cmp -s "$TMP/a.err" "$TMP/b.err" &&
                 [ "$verdict" != skipped ]; then
-                ok "scanned run of $name behaves as python3 itself (status $a_rc)"
+                ok "scanned $what behaves as python3 itself (status $a_rc)"
         else
-                fail "scanned run of $name behaves as python3 itself"
+                fail "scanned $what behaves as python3 itself"
                 diag "scan off: rc=$a_rc out=$(cat "$TMP/a.out") err=$(cat "$TMP/a.err")"
                 diag "scan on:  rc=$b_rc verdict=$verdict out=$(cat "$TMP/b.out") err=$(cat "$TMP/b.err")"
         fi
+}
+# same NAME ARGS...: the script $TMP/NAME.py, run both ways with ARGS
+same() {
+        name=$1
+        shift
+        same_run "run of $name" -- "$TMP/$name.py" "$@"
 }
 echo 'line from stdin' >"$TMP/stdin"
 
@@ -139,17 +145,7 @@ is "$b" "$a" "without -I: sys.path[0] of a scanned script and of -c code as pyth
 contains "$a" "'/run/acs' False" "without -I: the script's directory is first (the test sees it)"
 
 # -c: sys.argv and the traceback of inline code
-"$ACS" --quiet --profile unsafe-python -c 'import sys; print(sys.argv); 1/0' x y >"$TMP/a.out" 2>"$TMP/a.err"
-a_rc=$?
-"$ACS" --quiet --profile "$TMP/warn.ini" -c 'import sys; print(sys.argv); 1/0' x y >"$TMP/b.out" 2>"$TMP/b.err"
-b_rc=$?
-if [ "$a_rc" = "$b_rc" ] && cmp -s "$TMP/a.out" "$TMP/b.out" && cmp -s "$TMP/a.err" "$TMP/b.err"; then
-        ok "scanned -c code behaves as python3 -c (status $a_rc)"
-else
-        fail "scanned -c code behaves as python3 -c"
-        diag "off: rc=$a_rc $(cat "$TMP/a.out" "$TMP/a.err")"
-        diag "on:  rc=$b_rc $(cat "$TMP/b.out" "$TMP/b.err")"
-fi
+same_run "-c code" -c 'import sys; print(sys.argv); 1/0' x y
 
 # mode = warn: the findings are reported, on stderr and in the report, and the program ran
 printf 'import os\nprint("ran anyway")\n' >"$TMP/warned.py"
