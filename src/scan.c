@@ -140,17 +140,6 @@ static int int_member(struct json_object *o, const char *key)
         return json_object_object_get_ex(o, key, &v) ? json_object_get_int(v) : 0;
 }
 
-static void result_free(acs_scan_result *r)
-{
-        for (size_t i = 0; i < r->n_findings; i++) {
-                free(r->findings[i].rule);
-                free(r->findings[i].name);
-                free(r->findings[i].message);
-        }
-        free(r->findings);
-        *r = (acs_scan_result){0};
-}
-
 int acs_scan_result_from_json(const char *line, acs_scan_result *ret)
 {
         static const acs_verdict verdicts[] = {ACS_VERDICT_PASS, ACS_VERDICT_REJECT, ACS_VERDICT_WARN,
@@ -192,7 +181,7 @@ int acs_scan_result_from_json(const char *line, acs_scan_result *ret)
         r = (acs_scan_result){0};
         ret_code = 0;
 out:
-        result_free(&r);
+        acs_scan_result_done(&r);
         json_object_put(o);
         return ret_code;
 }
@@ -304,6 +293,6 @@ int acs_cmd_check(const acs_options *o)
         }
         status = res.verdict == ACS_VERDICT_REJECT ? 126 : 0;
 out:
-        result_free(&res);
+        acs_scan_result_done(&res);
         return status;
 }
