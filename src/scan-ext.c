@@ -374,16 +374,14 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         /* The source: the code as python3 -c would encode it, or the file as it is in here. */
         char *src = NULL;
         size_t len = 0;
-        /* one byte over max_source is enough for the size finding */
+        /* a file: one byte over max_source is enough for the size finding */
         size_t limit = pol.profile.max_source && pol.profile.max_source < SIZE_MAX / 2
                                ? (size_t)pol.profile.max_source + 1 : SIZE_MAX / 2;
         if (pol.command) {
                 PyObject *b = PyUnicode_AsUTF8String(x);
                 if (!b)
                         die(125, "scan: the -c code is not valid UTF-8");
-                len = (size_t)PyBytes_GET_SIZE(b);
-                if (len > limit)
-                        len = limit;
+                len = (size_t)PyBytes_GET_SIZE(b); /* bounded by the argv limit */
                 if (!(src = malloc(len + 1)))
                         die(125, "out of memory");
                 memcpy(src, PyBytes_AS_STRING(b), len);
@@ -410,6 +408,8 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         close(fd);
         if (res.verdict == ACS_VERDICT_REJECT)
                 _exit(126); /* nothing of the program has run */
+        if (!pol.command && len >= limit) /* mode = warn: never run a cut-off file */
+                die(125, "%s is longer than max_source; not running a part of it", pol.filename);
         bool command = pol.command;
         acs_scan_result_clear(&res);
         acs_scan_policy_done(&pol);

@@ -192,6 +192,12 @@ run_acs --profile "$TMP/small.ini" --json -- "$TMP/big.py"
 is "$RC" 126 "a source over max_source is refused"
 is "$(printf %s "$OUT" | json_get .scan.findings.0.rule)" "source-too-large" "and the rule says why"
 
+# mode = warn with code over max_source: reported, and the whole code runs
+printf '[profile]\ninherit = pure-math\n[scan]\nmode = warn\nmax_source = 20\n' >"$TMP/warn20.ini"
+run_acs --profile "$TMP/warn20.ini" -c 'print("a long program, all of it ran")'
+is "$OUT" "a long program, all of it ran" "mode warn, code over max_source: all of it runs, never a cut-off part"
+contains "$ERR" "source-too-large" "mode warn, code over max_source: the finding is reported"
+
 # An interpreter that cannot load the scanner (another Python, a broken
 # module) is an error of acs-launch, 125, with a message; nothing runs.
 mkdir -p "$TMP/badmod"
