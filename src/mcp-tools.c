@@ -21,7 +21,7 @@
 #include "scan.h"
 #include "src/mcp-schemas.h" /* generated in the build tree from doc/report.schema.json */
 
-static const char *const supported_versions[] = { "2025-06-18", "2025-03-26", "2024-11-05" };
+static const char *const supported_versions[] = { "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05" };
 
 const char *acs_mcp_negotiate_version(const char *requested)
 {
@@ -29,6 +29,12 @@ const char *acs_mcp_negotiate_version(const char *requested)
                 if (strcmp(requested, supported_versions[i]) == 0)
                         return supported_versions[i];
         return ACS_MCP_LATEST_VERSION;
+}
+
+bool acs_mcp_input_errors_are_tool_errors(const char *version)
+{
+        /* Versions are dates, so they compare as strings. Before initialize: the latest. */
+        return !version || strcmp(version, "2025-11-25") >= 0;
 }
 
 static const char instructions[] =
@@ -56,6 +62,9 @@ struct json_object *acs_mcp_initialize_result(const char *version, const char *s
         json_object_object_add(info, "name", json_object_new_string("acs-launch"));
         json_object_object_add(info, "title", json_object_new_string("acs-launch sandbox"));
         json_object_object_add(info, "version", json_object_new_string(server_version));
+        json_object_object_add(info, "description",
+                               json_object_new_string("Runs Python and shell commands in a fresh Linux sandbox "
+                                                      "per call, with a security scan and a JSON report"));
         json_object_object_add(r, "protocolVersion", json_object_new_string(version));
         json_object_object_add(r, "capabilities", caps);
         json_object_object_add(r, "serverInfo", info);
@@ -193,7 +202,7 @@ static int parse_arguments(const struct tool_def *d, acs_mcp_tool tool, struct j
         struct json_object *v;
 
         if (args && !json_object_is_type(args, json_type_object))
-                return bad_params(ret_code, msg, size, -EINVAL,
+                return bad_params(ret_code, msg, size, -EPROTO,
                                   "Invalid arguments for %s: \"arguments\" must be an object", d->name);
         if (args) {
                 json_object_object_foreach(args, key, val) {
@@ -265,7 +274,7 @@ int acs_mcp_parse_call(struct json_object *params, acs_mcp_call *ret, int *ret_c
 
         if (!json_object_is_type(params, json_type_object) || !json_object_object_get_ex(params, "name", &v) ||
             !json_object_is_type(v, json_type_string))
-                return bad_params(ret_code, ret_msg, msg_size, -EINVAL,
+                return bad_params(ret_code, ret_msg, msg_size, -EPROTO,
                                   "Invalid params: tools/call needs {\"name\": string, \"arguments\": object}");
         name = json_object_get_string(v);
         for (i = 0; i < ELEMENTSOF(tool_defs); i++)

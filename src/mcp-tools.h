@@ -12,7 +12,7 @@
 
 struct json_object;
 
-#define ACS_MCP_LATEST_VERSION "2025-06-18"
+#define ACS_MCP_LATEST_VERSION "2025-11-25"
 
 typedef enum { ACS_TOOL_PYTHON, ACS_TOOL_COMMAND, ACS_TOOL_INSPECT } acs_mcp_tool;
 
@@ -35,9 +35,21 @@ struct json_object *acs_mcp_initialize_result(const char *version, const char *s
 struct json_object *acs_mcp_tools_list_result(void);
 
 /*
+ * Whether a tool's argument validation error is a tool execution error
+ * (a CallToolResult with isError, which the model sees and can correct)
+ * rather than a JSON-RPC -32602: so from protocol 2025-11-25 on (SEP-1303).
+ * NULL (no initialize yet) counts as the latest.
+ */
+bool acs_mcp_input_errors_are_tool_errors(const char *version);
+
+/*
  * Validate tools/call params. On failure returns a negative errno, with
- * *ret_code (-32602) and a message in ret_msg (size msg_size) for the
- * JSON-RPC error; an unknown tool is -ENOENT.
+ * *ret_code (-32602) and a message in ret_msg (size msg_size):
+ *   -EPROTO          the request itself is malformed (no tool name,
+ *                    "arguments" not an object): always a JSON-RPC error;
+ *   -ENOENT          unknown tool: always a JSON-RPC error;
+ *   -EINVAL, -ERANGE the arguments do not satisfy the tool's inputSchema:
+ *                    see acs_mcp_input_errors_are_tool_errors().
  */
 int acs_mcp_parse_call(struct json_object *params, acs_mcp_call *ret, int *ret_code, char *ret_msg,
                        size_t msg_size);

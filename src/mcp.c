@@ -415,6 +415,12 @@ static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
         }
         j->out_fd = j->cancel_fd = -1;
         r = acs_mcp_parse_call(m->params, &j->call, &code, msg, sizeof(msg));
+        if ((r == -EINVAL || r == -ERANGE) && acs_mcp_input_errors_are_tool_errors(s->version)) {
+                /* SEP-1303: the model sees what was wrong with its arguments */
+                reply_result(s, m->id_json, acs_mcp_error_result(msg));
+                job_free(j);
+                return;
+        }
         if (r < 0) {
                 reply_error(s, m->id_json, r == -ENOMEM ? ACS_JRPC_INTERNAL_ERROR : code,
                             r == -ENOMEM ? "Internal error: out of memory" : msg);

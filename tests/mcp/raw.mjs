@@ -13,7 +13,8 @@ export function register() {
       ['2025-06-18', '2025-06-18'],
       ['2025-03-26', '2025-03-26'],
       ['2024-11-05', '2024-11-05'],
-      ['2099-01-01', '2025-06-18'],
+      ['2025-11-25', '2025-11-25'],
+      ['2099-01-01', '2025-11-25'],
     ]) {
       const s = new RawServer();
       const r = await s.initialize(asked);
@@ -49,7 +50,9 @@ export function register() {
     s.send('{"jsonrpc":"2.0","id":6,"method":"resources/list"}');
     t.is(err(await s.response(6)), -32601, 'unknown method: -32601');
     s.send('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"execute_python"}}');
-    t.is(err(await s.response(7)), -32602, 'missing arguments: -32602');
+    t.is(err(await s.response(7)), -32602, 'missing arguments (2025-06-18): -32602');
+    s.send('{"jsonrpc":"2.0","id":71,"method":"tools/call","params":{"arguments":{}}}');
+    t.is(err(await s.response(71)), -32602, 'no tool name: -32602');
     s.send('{"jsonrpc":"2.0","id":8,"method":"initialize","params":{}}');
     t.is(err(await s.response(8)), -32602, 'initialize without protocolVersion: -32602');
     s.send('');
@@ -62,6 +65,36 @@ export function register() {
     t.ok(s.rawStdout.split('\n').filter(Boolean).every((l) => JSON.parse(l).jsonrpc === '2.0'),
       'stdout carries only JSON-RPC lines');
     t.is((await s.close()).code, 0, 'exit 0 on EOF');
+  });
+
+  test('raw argument errors by protocol version (SEP-1303)', async (t) => {
+    for (const version of ['2025-11-25', '2025-06-18']) {
+      const s = new RawServer();
+      await s.initialize(version);
+      const calls = [
+        ['missing code', { name: 'execute_python', arguments: {} }],
+        ['code not a string', { name: 'execute_python', arguments: { code: 7 } }],
+        ['timeout out of range', { name: 'execute_python', arguments: { code: 'print(1)', timeout: 0 } }],
+        ['unknown argument', { name: 'execute_command', arguments: { command: 'true', code: 'x' } }],
+      ];
+      let id = 10;
+      for (const [desc, params] of calls) {
+        const m = await s.request(++id, 'tools/call', params);
+        if (version === '2025-11-25') {
+          t.ok(m?.result?.isError === true && !m.error, `${version} ${desc}: a tool error (isError)`, m);
+          t.ok(/Invalid arguments/.test(m?.result?.content?.[0]?.text ?? ''), `${version} ${desc}: says what is wrong`, m);
+        } else {
+          t.is(err(m), -32602, `${version} ${desc}: -32602`);
+        }
+      }
+      for (const [desc, params] of [
+        ['unknown tool', { name: 'nope', arguments: {} }],
+        ['arguments not an object', { name: 'execute_python', arguments: [1] }],
+      ]) {
+        t.is(err(await s.request(++id, 'tools/call', params)), -32602, `${version} ${desc}: always -32602`);
+      }
+      t.is((await s.close()).code, 0, `${version}: exit 0 on EOF`);
+    }
   });
 
   test('raw invalid UTF-8 bytes', async (t) => {

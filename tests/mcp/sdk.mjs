@@ -136,8 +136,10 @@ export function register(sdk) {
       ['profile is a path', 'execute_python', { code: 'print(1)', profile: '/etc/passwd' }],
       ['unknown argument', 'execute_command', { command: 'true', profile: 'default' }],
     ]) {
-      const e = await rejects(call(name, args));
-      t.is(e?.code, -32602, `${desc}: -32602`);
+      // The SDK negotiates 2025-11-25: argument errors are tool errors (SEP-1303)
+      const r = await call(name, args);
+      t.is(r?.isError, true, `${desc}: isError`);
+      t.ok(/Invalid arguments/.test(text(r)), `${desc}: the text says what is wrong`, text(r));
     }
     const r = await py('print(1)', { profile: 'no-such-profile' });
     t.is(r.isError, true, 'unknown profile is a tool error');

@@ -12,13 +12,19 @@ static void test_versions(void)
         static const struct {
                 const char *asked, *want;
         } v[] = {
-                { "2025-06-18", "2025-06-18" }, { "2025-03-26", "2025-03-26" }, { "2024-11-05", "2024-11-05" },
-                { "2025-11-25", "2025-06-18" }, { "1999-01-01", "2025-06-18" }, { "", "2025-06-18" },
-                { NULL, "2025-06-18" },
+                { "2025-11-25", "2025-11-25" }, { "2025-06-18", "2025-06-18" }, { "2025-03-26", "2025-03-26" },
+                { "2024-11-05", "2024-11-05" }, { "2026-01-01", "2025-11-25" }, { "1999-01-01", "2025-11-25" },
+                { "", "2025-11-25" }, { NULL, "2025-11-25" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(v); i++)
                 is_str(acs_mcp_negotiate_version(v[i].asked), v[i].want, v[i].asked ? v[i].asked : "(none)");
+
+        /* SEP-1303: argument errors are tool results from 2025-11-25 on */
+        ok(acs_mcp_input_errors_are_tool_errors("2025-11-25"), "2025-11-25: argument errors are tool errors");
+        ok(acs_mcp_input_errors_are_tool_errors(NULL), "before initialize: as the latest");
+        ok(!acs_mcp_input_errors_are_tool_errors("2025-06-18"), "2025-06-18: argument errors are -32602");
+        ok(!acs_mcp_input_errors_are_tool_errors("2024-11-05"), "2024-11-05: argument errors are -32602");
 }
 
 static void test_lists(void)
@@ -53,7 +59,7 @@ static void test_lists(void)
 
 static const struct {
         const char *params;
-        int r;            /* 0, -EINVAL, -ENOENT, -ERANGE */
+        int r;            /* 0, -EPROTO, -ENOENT (request errors), -EINVAL, -ERANGE (argument errors) */
         acs_mcp_tool tool;
         const char *code;
         double timeout;   /* 0: none */
@@ -68,12 +74,12 @@ static const struct {
           0, ACS_TOOL_INSPECT, "import os", 0, "default" },
         { "{\"name\":\"nope\",\"arguments\":{}}", -ENOENT, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_python\\u0000x\",\"arguments\":{\"code\":\"1\"}}", -ENOENT, 0, NULL, 0, NULL },
-        { "{\"arguments\":{}}", -EINVAL, 0, NULL, 0, NULL },
-        { "{\"name\":5}", -EINVAL, 0, NULL, 0, NULL },
-        { "[]", -EINVAL, 0, NULL, 0, NULL },
+        { "{\"arguments\":{}}", -EPROTO, 0, NULL, 0, NULL },
+        { "{\"name\":5}", -EPROTO, 0, NULL, 0, NULL },
+        { "[]", -EPROTO, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_python\"}", -EINVAL, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_python\",\"arguments\":null}", -EINVAL, 0, NULL, 0, NULL },
-        { "{\"name\":\"execute_python\",\"arguments\":[]}", -EINVAL, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":[]}", -EPROTO, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_python\",\"arguments\":{\"code\":1}}", -EINVAL, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"timeout\":\"5\"}}", -EINVAL, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"timeout\":0}}", -ERANGE, 0, NULL, 0, NULL },
