@@ -24,6 +24,7 @@
 #include <linux/magic.h>
 #include <linux/seccomp.h>
 
+#include "cgroup.h"
 #include "doctor.h"
 #include "profile.h"
 
@@ -624,56 +625,37 @@ static bool check_profile(FILE *out)
 static void check_cgroup(FILE *out)
 {
         static const char *const what = "cgroup v2 delegation";
-        static const char *const fix_v2 =
+        static const char *const fix_unified =
+                "boot with systemd.unified_cgroup_hierarchy=1 (cgroup v2 only), then run acs-launch in "
+                "a delegated cgroup: systemd-run --user --scope -p Delegate=yes acs-launch ...";
+        static const char *const fix_delegate =
                 "run acs-launch in a delegated cgroup: systemd-run --user --scope -p Delegate=yes "
                 "acs-launch ...";
         struct statfs sfs;
-        char buf[4096], dir[4200], path[4300], detail[4400];
+        char dir[PATH_MAX], ctl[512], detail[PATH_MAX + 1024];
+        const char *why = NULL;
+        /* hybrid layout: a cgroup2 tree exists, but memory and pids are bound to v1 */
+        bool unified = statfs("/sys/fs/cgroup", &sfs) == 0 && (unsigned long)sfs.f_type == CGROUP2_SUPER_MAGIC;
 
-        if (statfs("/sys/fs/cgroup", &sfs) < 0 || (unsigned long)sfs.f_type != CGROUP2_SUPER_MAGIC) {
-                bool hybrid = statfs("/sys/fs/cgroup/unified", &sfs) == 0 &&
-                              (unsigned long)sfs.f_type == CGROUP2_SUPER_MAGIC;
-                item(out, CHK_WARN, what,
-                     hybrid ? "not available: limits use rlimits (this host uses the hybrid "
-                              "cgroup v1/v2 layout; memory and pids belong to v1)"
-                            : "not available: limits use rlimits (/sys/fs/cgroup is not cgroup2)",
-                     "boot with systemd.unified_cgroup_hierarchy=1 (cgroup v2 only), then run "
-                     "acs-launch in a delegated cgroup: systemd-run --user --scope -p Delegate=yes "
-                     "acs-launch ...");
+        if (acs_cgroup_find(dir, sizeof dir, ctl, sizeof ctl, &why) < 0) {
+                snprintf(detail, sizeof detail, "not available: limits use rlimits (%s%s)", why,
+                         unified ? "" : "; this host uses the cgroup v1 or hybrid layout");
+                item(out, CHK_WARN, what, detail, unified ? fix_delegate : fix_unified);
                 return;
         }
-        const char *cg = NULL;
-        if (read_small("/proc/self/cgroup", buf, sizeof buf) == 0)
-                for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l;
-                     l = strtok_r(NULL, "\n", &save))
-                        if (strncmp(l, "0::", 3) == 0)
-                                cg = l + 3;
-        if (!cg) {
-                item(out, CHK_WARN, what, "not available: limits use rlimits (no cgroup2 entry "
-                                          "in /proc/self/cgroup)", fix_v2);
-                return;
-        }
-        snprintf(dir, sizeof dir, "/sys/fs/cgroup%s", strcmp(cg, "/") == 0 ? "" : cg);
-        snprintf(path, sizeof path, "%s/cgroup.controllers", dir);
-        if (access(dir, W_OK) < 0 || read_small(path, buf, sizeof buf) < 0) {
+        if (!has_word(ctl, "memory") || !has_word(ctl, "pids")) {
                 snprintf(detail, sizeof detail,
-                         "not available: limits use rlimits (%s is not writable by uid %u)", dir,
-                         (unsigned)geteuid());
-                item(out, CHK_WARN, what, detail, fix_v2);
-                return;
-        }
-        if (!has_word(buf, "memory") || !has_word(buf, "pids")) {
-                snprintf(detail, sizeof detail,
-                         "not available: limits use rlimits (%s lacks the memory and pids "
-                         "controllers)",
-                         path);
+                         "partly: each run gets its own cgroup under %s (placement, cgroup.kill), but "
+                         "memory and processes stay rlimits (controllers there: %s)",
+                         dir, ctl[0] ? ctl : "none");
                 item(out, CHK_WARN, what, detail,
-                     "enable them with `echo +memory +pids > PARENT/cgroup.subtree_control` in "
-                     "the parent cgroup, or run acs-launch in a delegated cgroup: systemd-run "
-                     "--user --scope -p Delegate=yes acs-launch ...");
+                     unified ? "delegate the memory and pids controllers too (systemd: Delegate=yes "
+                               "includes them when the slice has them)"
+                             : fix_unified);
                 return;
         }
-        snprintf(detail, sizeof detail, "available: %s is writable with memory and pids", dir);
+        snprintf(detail, sizeof detail,
+                 "available: each run gets its own cgroup under %s with memory.max and pids.max", dir);
         item(out, CHK_OK, what, detail, NULL);
 }
 

@@ -27,6 +27,7 @@
 
 #include <json-c/json.h>
 
+#include "cgroup.h"
 #include "jsonrpc.h"
 #include "mcp-tools.h"
 #include "diff.h"
@@ -670,6 +671,9 @@ int acs_mcp_main(const acs_options *o)
          * once here: every forked worker inherits them ready. */
         if (acs_diff_preload(true, &perr) < 0)
                 fprintf(stderr, "acs-launch mcp: %s (patches will be slower)\n", perr.msg);
+
+        /* In a delegated cgroup, leave it to the runs' cgroups (see cgroup.h). */
+        acs_cgroup_enter_leaf();
 
         s.queue_tail = &s.queue;
         sigemptyset(&mask);

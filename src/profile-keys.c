@@ -43,8 +43,9 @@ const acs_profile_section acs_profile_section_table[] = {
         { "python", "The interpreter started inside the sandbox for run and \\-c." },
         { "filesystem", "What the sandbox sees. Its root is an empty tmpfs; only the paths "
                         "named here, /proc, a minimal /dev and /workspace are added." },
-        { "limits", "Resource limits. Memory and processes use a delegated cgroup v2 subtree "
-                    "when the host has one, otherwise rlimits; the report says which." },
+        { "limits", "Resource limits. All are rlimits; memory and processes are also set on "
+                    "the run's own cgroup when the launcher runs in a delegated cgroup v2 "
+                    "subtree (see acs-launch(1), Limits); the report says which." },
         { "output", "How the program's stdout and stderr are returned." },
         { "network", "The network namespace." },
         { "seccomp", "System calls denied on top of the built-in baseline (which already "
@@ -147,12 +148,12 @@ const acs_profile_key acs_profile_key_table[] = {
           .doc = "CPU time limit in seconds (RLIMIT_CPU; fractions round up)." },
         { "limits", "memory", ACS_KEY_SIZE, OFF(memory), .min = 16 * MIB, .zero_is_none = true,
           .def = "256M",
-          .doc = "Memory limit: memory.max of the cgroup when one is delegated, otherwise "
-                 "the address-space rlimit (RLIMIT_AS)." },
+          .doc = "Memory limit: the address-space rlimit (RLIMIT_AS), and memory.max of "
+                 "the run's cgroup when one is delegated." },
         { "limits", "processes", ACS_KEY_UINT, OFF(processes), .min = 1, .max = 1 << 22,
           .def = "32",
-          .doc = "Most processes and threads at once: pids.max of the cgroup, otherwise "
-                 "RLIMIT_NPROC of the sandbox's user." },
+          .doc = "Most processes and threads at once: RLIMIT_NPROC of the sandbox's user, "
+                 "and pids.max of the run's cgroup when one is delegated." },
         { "limits", "file_size", ACS_KEY_SIZE, OFF(file_size), .zero_is_none = true,
           .def = "64M", .doc = "Largest file the program may write (RLIMIT_FSIZE)." },
         { "limits", "open_files", ACS_KEY_UINT, OFF(open_files), .min = 8, .max = 1 << 20,

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "cgroup.h"
 #include "diff.h"
 #include "run.h"
 #include "scan-policy.h"
@@ -212,6 +213,7 @@ static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p
         c->seccomp_deny = prof->seccomp_deny;
         c->ws_mode = prof->workspace;
         c->ws_tree_fd = -1;
+        c->cgroup_fd = -1;
         c->ws_size = prof->workspace_size;
 
         for (char **b = prof->ro_bind; b && *b; b++)
@@ -308,7 +310,7 @@ static void fill_limits(acs_report *rep, const plan *p)
         rep->limits.cpu_s = p->cfg.rl_cpu;
         rep->limits.file_size = p->cfg.rl_fsize;
         rep->limits.open_files = p->cfg.rl_nofile;
-        /* honest: this launcher enforces memory and processes with rlimits */
+        /* rlimits always; acs_run says cgroup2 where the run's cgroup sets the limit too */
         rep->limits.memory_enforced = p->cfg.rl_as ? "rlimit" : "none";
         rep->limits.processes_enforced = p->cfg.rl_nproc ? "rlimit" : "none";
 }
@@ -486,6 +488,7 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         plan p = { 0 };
         acs_sandbox sb = { .pid = -1, .pidfd = -1, .sync_fd = -1, .upper_fd = -1, .lower_fd = -1 };
         acs_supervise_out so = { 0 };
+        acs_cgroup cg = ACS_CGROUP_NULL;
         int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, scanp[2] = { -1, -1 };
         int sigfd = -1, modfd = -1, r;
         acs_shield *shield = NULL;
@@ -540,7 +543,24 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         double t_spawn = acs_now_ms();
         if (p.cfg.verbose)
                 fprintf(stderr, "acs-launch: %8.3f ms  plan ready (profile %s)\n", t_spawn - t0, prof->name);
+        if (p.cfg.rl_as || p.cfg.rl_nproc) {
+                const char *why = NULL;
+                if (acs_cgroup_create(p.cfg.rl_as, p.cfg.rl_nproc, &cg, &why) > 0)
+                        p.cfg.cgroup_fd = cg.dir_fd;
+                if (p.cfg.verbose)
+                        fprintf(stderr, "acs-launch: %8.3f ms  cgroup: %s%s%s%s\n", acs_now_ms() - t0,
+                                cg.dir_fd >= 0 ? cg.path : "none, rlimits only: ", cg.dir_fd >= 0 ? "" : why,
+                                cg.memory ? " (memory.max)" : "", cg.pids ? " (pids.max)" : "");
+        }
         r = acs_sandbox_spawn(&p.cfg, &sb, err);
+        if (r >= 0 && sb.in_cgroup) {
+                /* honest: say cgroup2 only for the limits this cgroup really sets */
+                if (cg.memory)
+                        rep->limits.memory_enforced = "cgroup2";
+                if (cg.pids)
+                        rep->limits.processes_enforced = "cgroup2";
+        } else
+                acs_cgroup_destroy(&cg);
         closep(&outp[1]);
         closep(&errp[1]);
         closep(&scanp[1]);
@@ -559,6 +579,9 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                 goto restore;
         }
         classify(rep, &so);
+        /* the kernel's OOM killer in the run's cgroup: a memory-limit kill */
+        if (rep->status == ACS_STATUS_SIGNALED && rep->signal == SIGKILL && acs_cgroup_oom_kills(&cg) > 0)
+                rep->status = ACS_STATUS_MEMORY;
         bool verdict = false;
         if (so.scan_line) {
                 acs_scan_result sr = { 0 };
@@ -623,6 +646,7 @@ out:
         }
         acs_sandbox_kill(&sb);
         acs_sandbox_close(&sb);
+        acs_cgroup_destroy(&cg); /* after init is reaped: nothing is left in it */
         acs_shield_free(shield);
         free(so.scan_line);
         close_pair(outp);

@@ -11,6 +11,7 @@
  * an acs_error record over the CLOEXEC sync socket, then _exit.
  */
 #include <fcntl.h>
+#include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -28,6 +29,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "cgroup.h"
 #include "filter.h"
 #include "sandbox.h"
 #include "doctor.h"
@@ -562,7 +564,24 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
                 goto fail_sock;
         }
         int pidfd = -1;
-        pid_t pid = clone(child_trampoline, (char *)stack + stack_size, flags, &c, &pidfd);
+        pid_t pid = -1;
+        if (cfg->cgroup_fd >= 0) {
+                /* Straight into the run's cgroup: its cgroup namespace is
+                 * rooted there, and nothing of the sandbox ever runs outside. */
+                struct clone_args ca = {
+                        .flags = (uint64_t)(flags & ~CSIGNAL) | CLONE_INTO_CGROUP,
+                        .pidfd = (uint64_t)(uintptr_t)&pidfd,
+                        .exit_signal = SIGCHLD,
+                        .stack = (uint64_t)(uintptr_t)stack,
+                        .stack_size = stack_size,
+                        .cgroup = (uint64_t)cfg->cgroup_fd,
+                };
+                pid = acs_clone3(&ca, sizeof ca, child_trampoline, &c);
+                ret->in_cgroup = pid >= 0;
+        }
+        /* no cgroup, or the kernel would not clone into it: the rlimits alone */
+        if (pid < 0)
+                pid = clone(child_trampoline, (char *)stack + stack_size, flags, &c, &pidfd);
         int saved = errno;
         munmap(stack, stack_size);
         if (pid < 0) {

@@ -48,6 +48,7 @@ typedef struct acs_sandbox_cfg {
          * the exec (the program process clears their O_CLOEXEC) */
         int scan_fd;            /* our end of the scan socket: policy in, verdict out */
         int scan_module_fd;     /* acs-scan-ext.so */
+        int cgroup_fd;          /* the run's cgroup v2 directory to clone into, or -1 */
         bool verbose;
         double t0_ms;           /* CLOCK_MONOTONIC ms when the run started (-v) */
 } acs_sandbox_cfg;
@@ -59,6 +60,7 @@ typedef struct acs_sandbox {
         int upper_fd;           /* overlay upper dir, kept for the diff (-1 if none) */
         int lower_fd;
         uid_t inner_uid;
+        bool in_cgroup;         /* cloned into cfg->cgroup_fd */
 } acs_sandbox;
 
 /* Messages on the sync socket, child -> launcher. */
