@@ -134,7 +134,13 @@ static void enable_controllers(int pfd, bool mem, bool pids)
         (void)write_at(pfd, "cgroup.subtree_control", cmd);
 }
 
-/* Remove what launchers that died without cleaning up left behind. */
+/*
+ * Remove what launchers that died without cleaning up left behind. Only
+ * rmdir, never cgroup.kill: a sandbox whose launcher died is already gone
+ * (parent-death signal), so its cgroup is empty, while a live run of a
+ * launcher whose pid we cannot see (another pid namespace sharing this
+ * delegation) is populated and makes rmdir fail with EBUSY.
+ */
 static void sweep_stale(int pfd)
 {
         _cleanup_close_ int dfd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -148,9 +154,6 @@ static void sweep_stale(int pfd)
                 pid_t pid = acs_cgroup_run_pid(de->d_name);
                 if (pid <= 0 || pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH)
                         continue;
-                _cleanup_close_ int c = openat(pfd, de->d_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
-                if (c >= 0)
-                        (void)write_at(c, "cgroup.kill", "1");
                 (void)unlinkat(pfd, de->d_name, AT_REMOVEDIR);
         }
         closedir(d);

@@ -124,6 +124,19 @@ in_cg "$CG" "$ACS" --profile unsafe-python -- "$TMP/where.py" >/dev/null 2>&1
 check "root: the next run removed the stale cgroup of the killed launcher" test ! -e "$stale"
 is "$(runs_in "$CG")" "" "root: and left none of its own"
 
+# a live run whose launcher we cannot see (another pid namespace) is never swept
+other=$CG/acs-run-4194000-0
+mkdir "$other"
+sh -c "$IN_CG" sh "$other" sleep 30 &
+spid=$!
+sleep 0.2
+in_cg "$CG" "$ACS" --profile unsafe-python -- "$TMP/where.py" >/dev/null 2>&1
+check "root: a populated cgroup of an unknown launcher is left alone" test -d "$other"
+check "root: and its process still runs" kill -0 $spid
+kill $spid
+wait $spid 2>/dev/null
+rmdir "$other"
+
 # honest report: cgroup2 only where the controller exists
 ctl=$(cat "$CG/cgroup.controllers")
 in_cg "$CG" "$ACS" --json --profile unsafe-python -- "$TMP/where.py" >"$TMP/o" 2>"$TMP/e"
