@@ -18,6 +18,10 @@ python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.ar
         sleep 0.2
 if grep -q CONNECTED "$TMP/listener.log"; then ok "control: host listener accepts from the host"; else fail "control: host listener accepts from the host"; fi
 : >"$TMP/listener.log"
+python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.close()' "$TMP/ws/daemon.sock" &&
+        sleep 0.2
+if grep -q CONNECTED "$TMP/listener.log"; then ok "control: the daemon socket in the workspace accepts from the host"; else fail "control: the daemon socket in the workspace accepts from the host"; fi
+: >"$TMP/listener.log"
 
 ATTACK="
 import socket
@@ -75,6 +79,26 @@ expect_not_field packet OK "net loopback: AF_PACKET refused"
 expect_not_field netlink_audit OK "net loopback: AF_NETLINK (audit) refused"
 expect_not_field vsock OK "net loopback: AF_VSOCK refused"
 is "$(field ifaces)" "lo" "net loopback: only the lo interface exists"
+
+# A host daemon's unix socket that happens to live in the workspace (a dev
+# server, git's fsmonitor--daemon.ipc): the overlay shows the inode, but
+# connect() must not reach the host listener through it.
+WSPROBE="
+import socket
+def ws_sock():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(2)
+    s.connect('/workspace/daemon.sock')
+tryf('ws_sock', ws_sock)
+tryf('ws_sock_seen', lambda: str(os.path.exists('/workspace/daemon.sock')))
+print('END')
+"
+for mode in none loopback; do
+        pyrun "$WSPROBE" -w "$TMP/ws" --net $mode
+        reached "net $mode: workspace socket probe"
+        expect_field ws_sock_seen True "net $mode: control: the host daemon's socket is visible in /workspace"
+        expect_not_field ws_sock OK "net $mode: connect() to a host daemon's socket in the workspace fails"
+done
 
 sleep 0.2
 if grep -q CONNECTED "$TMP/listener.log"; then

@@ -107,19 +107,23 @@ is_root() { [ "$(id -u)" -eq 0 ]; }
 # connection to $TMP/listener.log; pid in LISTENER_PID, port in PORT.
 start_listener() {
         : >"$TMP/listener.log"
+        mkdir -p "$TMP/ws" && chmod 0777 "$TMP/ws"
         python3 -c '
 import socket, sys
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
 u = socket.socket(socket.AF_UNIX); u.bind("\0" + sys.argv[2]); u.listen(16)
+import os
+# a daemon socket inside a directory that a run shows as its workspace
+w = socket.socket(socket.AF_UNIX); w.bind(sys.argv[3]); os.chmod(sys.argv[3], 0o777); w.listen(16)
 open(sys.argv[1] + ".port", "w").write(str(s.getsockname()[1]))
 import select
 while True:
-    r, _, _ = select.select([s, u], [], [])
+    r, _, _ = select.select([s, u, w], [], [])
     for l in r:
         c, a = l.accept()
         open(sys.argv[1], "a").write("CONNECTED %r\n" % (a,))
         c.close()
-' "$TMP/listener.log" "$MARK-abstract" &
+' "$TMP/listener.log" "$MARK-abstract" "$TMP/ws/daemon.sock" &
         LISTENER_PID=$!
         _i=0
         while [ ! -s "$TMP/listener.log.port" ] && [ $_i -lt 100 ]; do
