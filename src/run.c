@@ -121,6 +121,15 @@ static int build_env(plan *p, const acs_profile *prof, const acs_options *o)
 static int read_source(const char *path, uint64_t max, plan *p, acs_error *err)
 {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        static const char *const subcommands[] = { "exec", "check", "mcp", "apply", "profiles", "doctor", "bench" };
+        if (fd < 0 && errno == ENOENT && !strchr(path, '/'))
+                for (size_t i = 0; i < ELEMENTSOF(subcommands); i++)
+                        if (strcmp(path, subcommands[i]) == 0)
+                                /* `acs-launch -v exec ...`: the options came first */
+                                return acs_error_set(err, -ENOENT, "usage",
+                                                     "no file '%s' to run; for the subcommand, put it first "
+                                                     "and its options after it: acs-launch %s [OPTIONS] ...",
+                                                     path, path);
         if (fd < 0)
                 return acs_error_errno(err, -errno, "input", "cannot open '%s'", path);
         struct stat st;

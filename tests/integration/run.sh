@@ -67,6 +67,10 @@ is "$RC" 125 "unknown profile -> 125"
 run_acs --bogus-option x.py
 is "$RC" 125 "usage error -> 125"
 
+(cd "$TMP" && "$ACS" -v exec -- /bin/true >"$TMP/.out" 2>"$TMP/.err")
+is "$?" 125 "options before a subcommand -> 125"
+contains "$(cat "$TMP/.err")" "acs-launch exec [OPTIONS]" "and the message says where the options go"
+
 # environment: nothing of the launcher's leaks in
 ACS_CANARY=canary-$$ run_acs $P -c 'import os; print(sorted(os.environ))'
 contains "$OUT" "PATH" "the sandbox environment is printed"
