@@ -224,6 +224,35 @@ static int fix_argv(PyObject *argv, bool command)
 }
 
 /*
+ * sys.orig_argv: [python3, FLAGS..., '-c', BOOT, X, ARGS...] -> python3's own
+ * [python3, FLAGS..., X, ARGS...] (file) or [..., '-c', X, ARGS...] (command):
+ * the program never sees the bootstrap.
+ */
+static int fix_orig_argv(bool command)
+{
+        PyObject *o = PySys_GetObject("orig_argv"); /* borrowed */
+        if (!o || !PyList_Check(o))
+                return 0;
+        Py_ssize_t n = PyList_GET_SIZE(o), k;
+        for (k = 1; k + 2 < n; k++) {
+                PyObject *a = PyList_GET_ITEM(o, k);
+                if (PyUnicode_Check(a) && PyUnicode_CompareWithASCIIString(a, "-c") == 0)
+                        break;
+        }
+        if (k + 2 >= n)
+                return 0;
+        PyObject *nv = PyList_GetSlice(o, 0, n);
+        if (!nv)
+                return -1;
+        /* drop BOOT, and for a file also its '-c' */
+        int r = PyList_SetSlice(nv, command ? k + 1 : k, k + 2, NULL);
+        if (r == 0)
+                r = PySys_SetObject("orig_argv", nv);
+        Py_DECREF(nv);
+        return r;
+}
+
+/*
  * sys.path[0]: python3 FILE puts the script's directory there unless
  * -P/-I (safe_path); -c put '' there, which a script does not get.
  */
@@ -288,7 +317,7 @@ static PyObject *run_program(const char *src, size_t len, PyObject *x, bool comm
                 PyErr_SetString(PyExc_RuntimeError, "acs-launch: sys.argv lost its program");
                 return NULL;
         }
-        if (fix_argv(argv, command) < 0 || (!command && fix_path0(x) < 0))
+        if (fix_argv(argv, command) < 0 || fix_orig_argv(command) < 0 || (!command && fix_path0(x) < 0))
                 return NULL;
         PyObject *d = prepare_main(x, command);
         if (!d)

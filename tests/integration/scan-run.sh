@@ -41,6 +41,7 @@ cat >"$TMP/main.py" <<'EOF'
 """doc of main"""
 import sys
 print(sys.argv, __name__, __file__, __doc__, __package__, __spec__, __cached__)
+print(sys.orig_argv[1:])
 print(type(__loader__).__name__, __loader__.name, __loader__.path)
 print(sorted(globals()))
 print(sys.path[0] if sys.path and sys.path[0] in ("", "/run/acs") else "no script dir", sys.flags.isolated, sys.flags.no_site)
@@ -145,7 +146,7 @@ is "$b" "$a" "without -I: sys.path[0] of a scanned script and of -c code as pyth
 contains "$a" "'/run/acs' False" "without -I: the script's directory is first (the test sees it)"
 
 # -c: sys.argv and the traceback of inline code
-same_run "-c code" -c 'import sys; print(sys.argv); 1/0' x y
+same_run "-c code" -c 'import sys; print(sys.argv, sys.orig_argv[1:]); 1/0' x y
 
 # mode = warn: the findings are reported, on stderr and in the report, and the program ran
 printf 'import os\nprint("ran anyway")\n' >"$TMP/warned.py"
