@@ -23,6 +23,10 @@
 
 extern char **environ;
 
+/* The kernel's limit on one argv string, NUL included (MAX_ARG_STRLEN). */
+#define ACS_MAX_ARG_STRLEN (32 * 4096)
+#define ACS_BIG_CODE_NAME "main.py"
+
 typedef struct plan {
         acs_sandbox_cfg cfg;
         char **argv;
@@ -284,6 +288,16 @@ static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p
                                 return -ENOMEM;
                         p->script = p->argv[acs_strv_length(p->argv) - 1];
                         args++;
+                } else if (req->code && strlen(req->code) >= ACS_MAX_ARG_STRLEN) {
+                        /* execve takes at most 128 KiB per argument: larger code
+                         * (an MCP call may carry megabytes) runs as a script */
+                        p->file_len = p->file_size = strlen(req->code);
+                        p->file_data = strdup(req->code);
+                        p->file_name = strdup(ACS_BIG_CODE_NAME);
+                        if (!p->file_data || !p->file_name ||
+                            (r = acs_strv_push(&p->argv, "/run/acs/" ACS_BIG_CODE_NAME)) < 0)
+                                return -ENOMEM;
+                        p->script = p->argv[acs_strv_length(p->argv) - 1];
                 } else {
                         if ((!scan && (r = acs_strv_push(&p->argv, "-c")) < 0) ||
                             (r = acs_strv_push(&p->argv, req->code ? req->code : "")) < 0)

@@ -66,6 +66,19 @@ export function register(sdk) {
     t.is(r.structuredContent?.schema, 'acs-report/1', 'report schema version');
   });
 
+  test('sdk execute_python with code over the 128 KiB argument limit', async (t) => {
+    // execve takes at most 128 KiB per argument; larger code runs as a script
+    const big = 'x = 1\n'.repeat(30000) + 'print("big", x)\n';
+    t.ok(big.length > 131072, `code is ${big.length} bytes`);
+    let r = await py(big, { timeout: 30 });
+    t.is(r.isError, false, 'isError false', text(r));
+    t.is(r.structuredContent?.stdout?.text, 'big 1\n', 'it ran, scanned and whole');
+    t.is(r.structuredContent?.scan?.verdict, 'pass', 'the scan saw it');
+    r = await py(big + 'import os\n', { timeout: 30 });
+    t.is(r.structuredContent?.status, 'rejected', 'a forbidden import at its end is still refused');
+    t.is(r.structuredContent?.scan?.findings?.[0]?.line, 30002, 'with the right line');
+  });
+
   test('sdk execute_command happy path', async (t) => {
     const r = await call('execute_command', { command: 'echo hello-$((6*7)); echo oops >&2; exit 3' });
     t.is(r.structuredContent?.stdout?.text, 'hello-42\n', 'shell stdout');
