@@ -19,7 +19,7 @@ if [ "${1:-}" != "--no-deps" ]; then
         apt-get install -y -qq --no-install-recommends \
                 build-essential autoconf automake libtool pkg-config \
                 libcap-dev libseccomp-dev libmount-dev libinih-dev python3-dev \
-                libjson-c-dev libssl-dev libgit2-dev \
+                libjson-c-dev nettle-dev libgit2-dev \
                 python3 util-linux git python3-jsonschema time procps iproute2 \
                 bubblewrap hyperfine ca-certificates >/dev/null
         command -v node >/dev/null 2>&1 || apt-get install -y -qq --no-install-recommends nodejs >/dev/null

@@ -148,7 +148,7 @@ static int write_temp(applier *a, const acs_change *ch, int parent, const char *
 {
         _cleanup_close_ int in = acs_open_beneath(a->upper_fd, ch->path, O_RDONLY | O_NONBLOCK, 0);
         _cleanup_close_ int out = -1;
-        SHA256_CTX ctx;
+        acs_sha256_ctx ctx;
         unsigned char md[32];
         char buf[64 * 1024], hex[65];
         struct stat st;

@@ -1,33 +1,34 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Lazy libcrypto, hashing, and symlink-free path resolution below a directory fd. */
-#include <dlfcn.h>
+/* Hashing (nettle), and symlink-free path resolution below a directory fd. */
 #include <fcntl.h>
 #include <linux/openat2.h>
-#include <openssl/opensslv.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "diff-internal.h"
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
+static int sha_init(acs_sha256_ctx *c)
+{
+        sha256_init(c);
+        return 1;
+}
+
+static int sha_update(acs_sha256_ctx *c, const void *p, size_t n)
+{
+        sha256_update(c, n, p);
+        return 1;
+}
+
+static int sha_final(unsigned char *md, acs_sha256_ctx *c)
+{
+        sha256_digest(c, SHA256_DIGEST_SIZE, md);
+        return 1;
+}
 
 int acs_crypto_load(acs_crypto *ret, acs_error *err)
 {
-        static const char soname[] = "libcrypto.so." STR(OPENSSL_SHLIB_VERSION);
-        acs_crypto c = {};
-        void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-
-        if (!h)
-                return acs_error_set(err, -ENOENT, "diff", "cannot load %s: %s", soname, dlerror());
-        /* the handle is not closed: RTLD_NODELETE keeps the mapping anyway */
-        *(void **)&c.init = dlsym(h, "SHA256_Init");
-        *(void **)&c.update = dlsym(h, "SHA256_Update");
-        *(void **)&c.final = dlsym(h, "SHA256_Final");
-        if (!c.init || !c.update || !c.final)
-                return acs_error_set(err, -ENOSYS, "diff", "%s lacks SHA256_Init/Update/Final", soname);
-        *ret = c;
+        *ret = (acs_crypto){ .init = sha_init, .update = sha_update, .final = sha_final };
         return 0;
 }
 
@@ -47,7 +48,7 @@ int acs_sha256_fd(const acs_crypto *cr, int fd, char hex[static 65], uint64_t *r
         unsigned char md[32];
         uint64_t total = 0;
         char buf[64 * 1024];
-        SHA256_CTX ctx;
+        acs_sha256_ctx ctx;
 
         if (cr->init(&ctx) != 1)
                 return -EIO;
@@ -75,7 +76,7 @@ int acs_sha256_fd(const acs_crypto *cr, int fd, char hex[static 65], uint64_t *r
 int acs_sha256_buf(const acs_crypto *cr, const void *buf, size_t n, char hex[static 65])
 {
         unsigned char md[32];
-        SHA256_CTX ctx;
+        acs_sha256_ctx ctx;
 
         if (cr->init(&ctx) != 1 || cr->update(&ctx, buf, n) != 1 || cr->final(md, &ctx) != 1)
                 return -EIO;

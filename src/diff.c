@@ -17,6 +17,7 @@
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 
+#include "full.h"
 #include "diff-internal.h"
 
 typedef struct walk {
@@ -408,8 +409,11 @@ int acs_diff_collect(int upper_fd, int lower_fd, const acs_diff_opts *o, acs_cha
         r = walk_dir(&w, upper_fd, lower_fd, false, "");
         if (r >= 0 && w.o->protect)
                 protect_parents(&c);
+        /* the static acs-launch has no libgit2: acs-launch-full makes the patch */
         if (r >= 0 && w.o->want_patch)
-                r = acs_changes_make_patch(upper_fd, lower_fd, &c, w.o->max_patch_bytes, err);
+                r = acs_static_launcher && acs_changes_count(&c) > 0
+                            ? acs_patch_via_full(upper_fd, lower_fd, &c, w.o->max_patch_bytes, err)
+                            : acs_changes_make_patch(upper_fd, lower_fd, &c, w.o->max_patch_bytes, err);
         if (r < 0) {
                 if (err && !err->code)
                         acs_error_errno(err, r, "diff", "cannot compare the workspace layers");

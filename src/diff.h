@@ -101,7 +101,7 @@ typedef struct acs_diff_opts {
  * scratch workspace). On success *ret is filled (caller frees with
  * acs_changes_free) and 0 is returned; on failure -errno with err filled,
  * *ret untouched. Sets ret->run_start to 0; the engine may set it.
- * Hashing loads libcrypto on first use (dlopen), the patch libgit2.
+ * The patch loads libgit2 on first use (dlopen).
  */
 int acs_diff_collect(int upper_fd, int lower_fd, const acs_diff_opts *o, acs_changes *ret,
                      acs_error *err);
@@ -113,12 +113,12 @@ int acs_changes_make_patch(int upper_fd, int lower_fd, acs_changes *c, uint64_t 
                            acs_error *err);
 
 /*
- * Load libcrypto and libgit2 (and run git_libgit2_init) now, so that a
- * long-lived process (the MCP server) pays for it once and the workers it
- * forks inherit the mappings. Costs measured on this machine kind: dlopen
- * libcrypto ~2.4 ms, dlopen libgit2 ~3 ms, git_libgit2_init a few ms more
- * (Debian's build parses the system CA bundle with mbedTLS there, which
- * cannot be switched off). Without it, the first hash / patch pays this.
+ * Load libgit2 (and run git_libgit2_init) now, so that a long-lived process
+ * (the MCP server) pays for it once and the workers it forks inherit the
+ * mappings. Costs measured on this machine kind: dlopen libgit2 ~3 ms,
+ * git_libgit2_init a few ms more (Debian's build parses the system CA
+ * bundle with mbedTLS there, which cannot be switched off). Without it, the
+ * first patch pays this.
  */
 int acs_diff_preload(bool with_patch, acs_error *err);
 

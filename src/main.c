@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "diff.h"
 #include "doctor.h"
+#include "full.h"
 #include "bench.h"
 #include "mcp.h"
 #include "profile.h"
@@ -107,10 +108,21 @@ int main(int argc, char *argv[])
         acs_error err = { 0 };
         int status;
 
+        /* internal: acs-launch-full making the patch for the static acs-launch */
+        if (!acs_static_launcher && argc >= 2 && strcmp(argv[1], "__patch") == 0)
+                return acs_patch_helper_main(argc, argv);
         /* A closed stdout must not kill the launcher mid-run. */
         signal(SIGPIPE, SIG_IGN);
         umask(022);
         if (acs_cli_parse(argc, argv, &o, &err) < 0) {
+                print_error(&err);
+                return 125;
+        }
+        /* The static acs-launch cannot dlopen: libpython (check, mcp), libmount
+         * (doctor) and a long-lived server's libgit2 live in acs-launch-full. */
+        if (acs_static_launcher && (o.command == ACS_CMD_CHECK || o.command == ACS_CMD_MCP ||
+                                    o.command == ACS_CMD_DOCTOR || o.command == ACS_CMD_APPLY)) {
+                acs_exec_full(argv, &err);
                 print_error(&err);
                 return 125;
         }

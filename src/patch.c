@@ -31,6 +31,8 @@ typedef struct git2_api {
 static int git2_load(git2_api *g, acs_error *err)
 {
         static const char soname[] = "libgit2.so." LIBGIT2_SOVERSION;
+        if (acs_static_launcher) /* never: a static program must not dlopen (full.c) */
+                return acs_error_set(err, -ENOSYS, "patch", "libgit2 is not available in the static acs-launch");
         void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 
         if (!h)

@@ -49,6 +49,8 @@ static int load_module(const acs_scan_module **ret, acs_error *err)
         int r = module_path(ACS_SCAN_MODULE_NAME, path, sizeof path, err);
         if (r < 0)
                 return r;
+        if (acs_static_launcher) /* never: a static program must not dlopen (full.c) */
+                return acs_error_set(err, -ENOSYS, "scan", "libpython is not available in the static acs-launch");
         void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
         if (!h)
                 return acs_error_set(err, -ENOENT, "scan",

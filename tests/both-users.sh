@@ -33,6 +33,8 @@ if [ "$(id -u)" -eq 0 ] && [ "${ACS_TEST_NO_UNPRIV:-0}" != 1 ]; then
         # the binary, the scan module, profiles, tests and examples
         mkdir -p "$stage/build" "$stage/src"
         cp -p "$ACS_BUILDDIR/acs-launch" "$stage/build/"
+        # the static acs-launch execs acs-launch-full (check, mcp, doctor, patches)
+        if [ -x "$ACS_BUILDDIR/acs-launch-full" ]; then cp -p "$ACS_BUILDDIR/acs-launch-full" "$stage/build/"; fi
         if [ -d "$ACS_BUILDDIR/.libs" ]; then cp -a "$ACS_BUILDDIR/.libs" "$stage/build/"; fi
         # node_modules (the MCP SDK, ~30 MB) only for the test that uses it
         excl=--exclude=tests/mcp/node_modules

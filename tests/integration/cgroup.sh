@@ -172,7 +172,7 @@ user=${ACS_TEST_USER:-nobody}
 uid=$(id -u "$user")
 gid=$(id -g "$user")
 chown "$uid:$gid" "$CGU" "$CGU/cgroup.procs" "$CGU/cgroup.subtree_control" "$CGU/cgroup.threads"
-mkdir "$TMP/u" && cp "$ACS" "$TMP/u/" && cp -r "$ACS_PROFILE_PATH" "$TMP/u/profiles" && chmod -R a+rX "$TMP/u"
+mkdir "$TMP/u" && cp "$ACS" "$ACS_BUILDDIR"/acs-launch-full* "$TMP/u/" 2>/dev/null; cp -r "$ACS_PROFILE_PATH" "$TMP/u/profiles" && chmod -R a+rX "$TMP/u"
 as_user() {
         in_cg "$CGU" setpriv --reuid="$uid" --regid="$gid" --clear-groups \
                 env -i PATH=/usr/bin:/bin ACS_PROFILE_PATH="$TMP/u/profiles" "$TMP/u/acs-launch" "$@"

@@ -242,4 +242,37 @@ unset ACS_NO_FAST_CLONE
 # /dev/null of the host is untouched by everything above
 is "$(stat -c '%F %a' /dev/null)" "character special file 666" "host /dev/null untouched"
 
+# The static acs-launch: runs alone; what needs shared libraries goes to acs-launch-full
+if [ -x "$ACS_BUILDDIR/acs-launch-full" ]; then
+        if LC_ALL=C readelf -l "$ACS" 2>/dev/null | grep -q "Requesting program interpreter"; then
+                fail "with acs-launch-full built, acs-launch is static (no program interpreter)"
+        else
+                ok "with acs-launch-full built, acs-launch is static (no program interpreter)"
+        fi
+        mkdir "$TMP/alone" && cp "$ACS" "$TMP/alone/" && chmod -R a+rX "$TMP/alone"
+        echo 'print("alone")' >"$TMP/alone.py"
+        chmod 644 "$TMP/alone.py"
+        out=$("$TMP/alone/acs-launch" --profile unsafe-python -- "$TMP/alone.py" 2>&1)
+        is "$out" "alone" "the static acs-launch runs a program without acs-launch-full"
+        # (an installed acs-launch-full in the configured libexec dir would be found)
+        libexec=$(grep -a -o '/[[:print:]]*/libexec/acs-launch' "$ACS" | head -n 1)
+        if [ -e "$libexec/acs-launch-full" ]; then
+                skip "an installed $libexec/acs-launch-full exists"
+        else
+                out=$(echo 'x = 1' | "$TMP/alone/acs-launch" check - 2>&1)
+                rc=$?
+                is "$rc" 125 "without acs-launch-full, check fails with 125"
+                contains "$out" "acs-launch-full" "and says what is missing"
+        fi
+        out=$(echo 'x = 1' | "$ACS" check - 2>&1)
+        is "$?" 0 "with acs-launch-full next to it, check works"
+        mkdir "$TMP/pws" && echo old >"$TMP/pws/f" && chmod -R a+rwX "$TMP/pws"
+        out=$("$ACS" -q --profile unsafe-python -w "$TMP/pws" --patch - -c 'open("f", "w").write("new\n")' 2>&1)
+        contains "$out" "+new" "the static acs-launch's patch comes from acs-launch-full"
+        if [ ! -e "$libexec/acs-launch-full" ]; then
+                out=$("$TMP/alone/acs-launch" -q --profile unsafe-python -w "$TMP/pws" --patch - -c 'open("f", "w").write("new\n")' 2>&1)
+                contains "$out" "acs-launch-full" "without it, --patch says what is missing"
+        fi
+fi
+
 tap_plan
