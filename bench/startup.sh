@@ -3,10 +3,13 @@
 # One-shot start-up of hello.py: bare python3 -I -S, acs-launch (scan off and
 # on) and bwrap --unshare-all with the same root, in ONE hyperfine run, as
 # ratios to bare python (absolute times drift on shared machines).
-#   bench/startup.sh [path/to/acs-launch]
+#   bench/startup.sh [path/to/acs-launch [path/to/another/acs-launch]]
+# With a second launcher (e.g. a tree built with --disable-static-launcher)
+# both are measured in the same run.
 set -eu
 ACS=${1:-$(dirname "$0")/../acs-launch}
 ACS=$(readlink -f "$ACS")
+OTHER=${2:+$(readlink -f "$2")}
 PY=/usr/bin/python3
 d=$(mktemp -d /tmp/acs-bench.XXXXXX)
 trap 'rm -rf "$d"' EXIT
@@ -17,6 +20,8 @@ hyperfine -N -w 5 -r "${RUNS:-50}" --export-json "$d/h.json" \
         -n bare "$PY -I -S $d/hello.py" \
         -n acs-unsafe "$ACS --profile unsafe-python -q -- $d/hello.py" \
         -n acs-scan "$ACS --profile pure-math -q -- $d/hello.py" \
+        ${OTHER:+-n other-unsafe "$OTHER --profile unsafe-python -q -- $d/hello.py"} \
+        ${OTHER:+-n other-scan "$OTHER --profile pure-math -q -- $d/hello.py"} \
         -n bwrap "bwrap --unshare-all --die-with-parent --ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 --symlink usr/bin /bin --proc /proc --dev /dev --tmpfs /tmp --ro-bind $d $d $PY -I -S $d/hello.py" \
         >/dev/null
 $PY - "$d/h.json" <<'PY'
