@@ -21,7 +21,8 @@ TOOL=$B/tests/unit/diff-tool
 [ -x "$TOOL" ] || { echo "build first: make tests/unit/diff-tool" >&2; exit 1; }
 command -v hyperfine >/dev/null || { echo "needs hyperfine" >&2; exit 1; }
 W=$(mktemp -d /tmp/acs-bench-diff.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+# overlayfs leaves work/work with mode 000: make it removable first
+trap 'chmod -R u+rwx "$W" 2>/dev/null; rm -rf "$W"' EXIT
 
 make_tree() { # DIR NDIRS NFILES
         python3 - "$@" <<'PY'
