@@ -167,23 +167,38 @@ static PyObject *class_name_idiom(PyObject *node)
         return obj;
 }
 
+/* One known name for getattr(o, NAME) and friends; attrgetter("a.b.c") walks each part. */
+static void check_known_attr(walk *w, PyObject *node, PyObject *recv, const char *fn, PyObject *s)
+{
+        const char *c = PyUnicode_AsUTF8(s);
+        for (const char *part = c; part;) {
+                char one[256];
+                const char *dot = strcmp(fn, "attrgetter") == 0 ? strchr(part, '.') : NULL;
+                snprintf(one, sizeof one, "%.*s", dot ? (int)(dot - part) : (int)strlen(part), part);
+                check_attr_name(w, node, dot ? NULL : recv, one);
+                part = dot ? dot + 1 : NULL;
+        }
+        PyErr_Clear();
+}
+
 /* getattr(o, EXPR) and friends: fold EXPR, or judge its known ends. */
 static void check_attr_expr(walk *w, PyObject *node, PyObject *recv, PyObject *expr, const char *fn,
                             bool computed_ok)
 {
         PyObject *s = expr ? fold(expr) : NULL;
         if (s) {
-                const char *c = PyUnicode_AsUTF8(s);
-                for (const char *part = c; part;) {
-                        /* attrgetter("a.b.c") walks each part */
-                        char one[256];
-                        const char *dot = strcmp(fn, "attrgetter") == 0 ? strchr(part, '.') : NULL;
-                        snprintf(one, sizeof one, "%.*s", dot ? (int)(dot - part) : (int)strlen(part), part);
-                        check_attr_name(w, node, dot ? NULL : recv, one);
-                        part = dot ? dot + 1 : NULL;
-                }
+                check_known_attr(w, node, recv, fn, s);
                 Py_DECREF(s);
-                PyErr_Clear();
+                return;
+        }
+        /* a variable that only ever holds known strings (scan-names.c); not
+         * in a class body, whose reads a metaclass's __prepare__ may answer */
+        bool class_body = w->n_scopes && w->scopes[w->n_scopes - 1].kind == SC_CLASS;
+        PyObject *vals = expr && !class_body ? const_values(w, name_id(expr)) : NULL;
+        if (vals) {
+                for (Py_ssize_t i = 0; i < PyList_GET_SIZE(vals); i++)
+                        check_known_attr(w, node, recv, fn, PyList_GET_ITEM(vals, i));
+                Py_DECREF(vals);
                 return;
         }
         if (computed_ok)
@@ -621,6 +636,7 @@ static void walk_done(walk *w)
         free(w->allowed);
         Py_XDECREF(w->module_bind);
         Py_XDECREF(w->no_shadow);
+        Py_XDECREF(w->const_names);
         Py_XDECREF(w->aliases);
         Py_XDECREF(w->copies);
         Py_XDECREF(w->blocks);

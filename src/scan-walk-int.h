@@ -17,13 +17,15 @@
         X(AsyncFunctionDef) X(Lambda) X(ClassDef) X(ListComp) X(SetComp) X(DictComp)                \
         X(GeneratorExp) X(Global) X(Nonlocal) X(Store) X(Del) X(Load) X(MatchClass) X(MatchAs)     \
         X(MatchStar) X(MatchMapping) X(ExceptHandler) X(Assign) X(AnnAssign) X(List) X(Tuple)     \
-        X(Starred) X(For) X(AsyncFor) X(With) X(AsyncWith) X(arguments) X(arg) X(alias) X(comprehension)
+        X(Starred) X(For) X(AsyncFor) X(With) X(AsyncWith) X(arguments) X(arg) X(alias) X(comprehension) \
+        X(NamedExpr) X(Set) X(keyword)
 #define STRS(X)                                                                                    \
         X(_fields) X(id) X(ctx) X(attr) X(value) X(func) X(args) X(keywords) X(names) X(name)     \
         X(asname) X(module) X(level) X(lineno) X(col_offset) X(slice) X(left) X(right) X(op)      \
         X(values) X(kwd_attrs) X(body) X(targets) X(target) X(arg) X(posonlyargs) X(kwonlyargs)   \
         X(vararg) X(kwarg) X(rest) X(elts) X(generators) X(conversion) X(format_spec) X(msg)      \
-        X(offset) X(join) X(decorator_list) X(iter) X(orelse) X(items) X(optional_vars) X(handlers) X(finalbody)
+        X(offset) X(join) X(decorator_list) X(iter) X(orelse) X(items) X(optional_vars) X(handlers) X(finalbody) \
+        X(ifs) X(annotation)
 
 #define ENUM_T(n) T_##n,
 #define ENUM_S(n) S_##n,
@@ -75,6 +77,7 @@ typedef struct walk {
         PyObject *blocks; /* list of sets: loop/with targets bound around the code being walked */
         char *allowed; /* "math, cmath, …" for messages */
         PyObject *sens; /* borrowed: acs_scan_sensitive() */
+        PyObject *const_names; /* scan-names.c: name -> its possible strings (or None) */
 } walk;
 
 static inline bool is(PyObject *o, int t)
@@ -99,6 +102,8 @@ int add_cand(walk *w, int kind, const char *recv, const char *attr, PyObject *no
 bool shadowed(walk *w, const char *name, bool class_ok);
 void collect(walk *w, PyObject *o, PyObject *set);
 PyObject *fold(PyObject *node);
+/* scan-names.c: the strings NAME can hold (new list), or NULL when unknown */
+PyObject *const_values(walk *w, const char *name);
 PyObject *fold_edge(PyObject *node, bool prefix, int budget);
 int acs_scan_cache_init(acs_error *err);
 

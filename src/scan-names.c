@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Names that can only ever hold constant strings.
+ *
+ * `for fn in ("sin", "cos"): getattr(math, fn)` is everyday code, and a
+ * getattr whose name is computed is otherwise refused (it can reach
+ * anything). When EVERY binding of that identifier anywhere in the module
+ * (any scope: merging scopes only adds candidates) gives a string the
+ * scanner can fold -- `x = "a"`, `x: str = "a" + "b"`, `(x := "a")`, or a
+ * for / comprehension target over a literal list, tuple or set of such
+ * strings -- the set of values it can hold is known, and each is judged like
+ * a constant name. Anything else that binds it (a parameter, an import,
+ * augmented assignment, unpacking, with/except/match targets, def/class,
+ * global/nonlocal, del) makes it unknown, and so does code that could bind
+ * names behind the tree's back (globals(), locals(), vars(), exec, eval,
+ * compile, setattr, __dict__, frame locals, importing sys/builtins/__main__,
+ * `import *`). The caller also leaves reads in a class body alone: a
+ * metaclass's __prepare__ may answer them from any mapping.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "scan-walk-int.h"
+
+static const char *const poison_names[] = { "globals", "locals", "vars", "exec", "eval", "compile",
+                                            "setattr", "delattr", "__import__", "__builtins__",
+                                            "breakpoint" };
+static const char *const poison_attrs[] = { "__dict__", "f_locals", "f_globals", "f_builtins",
+                                            "__setattr__", "__builtins__", "__globals__", "modules",
+                                            "__prepare__" };
+static const char *const poison_modules[] = { "__main__", "builtins", "sys", "inspect", "ctypes", "gc",
+                                              "types", "importlib", "code", "codeop" };
+
+#define MAX_VALUES 256
+
+typedef struct cn {
+        PyObject *d; /* name -> list of str, or None: unknown */
+        bool poisoned;
+        int depth;
+} cn;
+
+static bool in_list(const char *s, const char *const *v, size_t n)
+{
+        for (size_t i = 0; s && i < n; i++)
+                if (strcmp(s, v[i]) == 0)
+                        return true;
+        return false;
+}
+
+static void unknown(cn *c, PyObject *id)
+{
+        if (id && PyUnicode_Check(id) && PyDict_SetItem(c->d, id, Py_None) < 0)
+                c->poisoned = true;
+}
+
+/* vals: a new list of str (stolen), or NULL for "not a known string" */
+static void known(cn *c, PyObject *id, PyObject *vals)
+{
+        PyObject *cur = id ? PyDict_GetItemWithError(c->d, id) : NULL;
+        if (!vals || cur == Py_None) {
+                Py_XDECREF(vals);
+                unknown(c, id);
+                return;
+        }
+        if (!cur) {
+                if (PyDict_SetItem(c->d, id, vals) < 0)
+                        c->poisoned = true;
+        } else if (PyList_GET_SIZE(cur) + PyList_GET_SIZE(vals) > MAX_VALUES ||
+                   PyList_SetSlice(cur, PyList_GET_SIZE(cur), PyList_GET_SIZE(cur), vals) < 0) {
+                unknown(c, id);
+        }
+        Py_DECREF(vals);
+        PyErr_Clear();
+}
+
+static PyObject *value_of(PyObject *node)
+{
+        PyObject *s = node ? fold(node) : NULL, *l = NULL;
+        if (s && PyUnicode_Check(s) && (l = PyList_New(1)))
+                PyList_SET_ITEM(l, 0, s);
+        else
+                Py_XDECREF(s);
+        PyErr_Clear();
+        return l;
+}
+
+/* The strings a literal list/tuple/set of foldable strings iterates over. */
+static PyObject *iter_values(PyObject *node)
+{
+        if (!is(node, T_List) && !is(node, T_Tuple) && !is(node, T_Set))
+                return NULL;
+        PyObject *elts = get(node, S_elts), *l = PyList_New(0);
+        bool ok = l && elts && PyList_Check(elts) && PyList_GET_SIZE(elts) > 0 &&
+                  PyList_GET_SIZE(elts) <= MAX_VALUES;
+        for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(elts); i++) {
+                PyObject *e = PyList_GET_ITEM(elts, i), *s = is(e, T_Starred) ? NULL : fold(e);
+                ok = s && PyUnicode_Check(s) && PyList_Append(l, s) == 0;
+                Py_XDECREF(s);
+        }
+        Py_XDECREF(elts);
+        PyErr_Clear();
+        if (!ok)
+                Py_CLEAR(l);
+        return l;
+}
+
+static void cn_walk(cn *c, PyObject *o);
+
+static void cn_field(cn *c, PyObject *node, int s)
+{
+        PyObject *v = get(node, s);
+        if (v)
+                cn_walk(c, v);
+        Py_XDECREF(v);
+        PyErr_Clear();
+}
+
+/* target = VALUES: a bare Name learns them, anything else is walked (unknown). */
+static void bind(cn *c, PyObject *target, PyObject *vals)
+{
+        if (is(target, T_Name)) {
+                PyObject *id = get(target, S_id);
+                known(c, id, vals);
+                Py_XDECREF(id);
+        } else {
+                Py_XDECREF(vals);
+                cn_walk(c, target);
+        }
+}
+
+static void cn_import(cn *c, PyObject *o)
+{
+        const char *mod = is(o, T_ImportFrom) ? get_str(o, S_module) : NULL;
+        if (mod && in_list(mod, poison_modules, ELEMENTSOF(poison_modules)))
+                c->poisoned = true;
+        PyObject *names = get(o, S_names);
+        for (Py_ssize_t i = 0; names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++) {
+                PyObject *a = PyList_GET_ITEM(names, i), *as = get(a, S_asname);
+                const char *n = get_str(a, S_name);
+                if (!n || strcmp(n, "*") == 0) {
+                        c->poisoned = true;
+                } else {
+                        if (!mod) {
+                                char first[256];
+                                snprintf(first, sizeof first, "%.*s", (int)strcspn(n, "."), n);
+                                if (in_list(first, poison_modules, ELEMENTSOF(poison_modules)))
+                                        c->poisoned = true;
+                        }
+                        if (as && as != Py_None) {
+                                unknown(c, as);
+                        } else {
+                                PyObject *f = PyUnicode_FromStringAndSize(n, (Py_ssize_t)strcspn(n, "."));
+                                unknown(c, f);
+                                Py_XDECREF(f);
+                        }
+                }
+                Py_XDECREF(as);
+        }
+        Py_XDECREF(names);
+}
+
+/* Every field of o, generically. */
+static void cn_fields(cn *c, PyObject *o)
+{
+        PyObject *fields = get((PyObject *)Py_TYPE(o), S__fields);
+        for (Py_ssize_t i = 0; fields && PyTuple_Check(fields) && i < PyTuple_GET_SIZE(fields); i++) {
+                PyObject *v = PyObject_GetAttr(o, PyTuple_GET_ITEM(fields, i));
+                if (v)
+                        cn_walk(c, v);
+                Py_XDECREF(v);
+                PyErr_Clear();
+        }
+        Py_XDECREF(fields);
+}
+
+/*
+ * A metaclass's __prepare__ can make a class body's namespace any mapping,
+ * whose lookups then answer name reads there with anything. Defining one
+ * needs the name: as a def, an attribute, a keyword, or a dict key.
+ */
+static bool prepare(PyObject *o)
+{
+        const char *n = NULL;
+        if (is(o, T_FunctionDef) || is(o, T_AsyncFunctionDef) || is(o, T_Name) || is(o, T_keyword))
+                n = is(o, T_Name) ? name_id(o) : get_str(o, is(o, T_keyword) ? S_arg : S_name);
+        if (n)
+                return strcmp(n, "__prepare__") == 0;
+        if (is(o, T_Constant)) {
+                PyObject *v = get(o, S_value);
+                bool r = v && PyUnicode_Check(v) && PyUnicode_AsUTF8(v) && strstr(PyUnicode_AsUTF8(v), "prepare");
+                Py_XDECREF(v);
+                PyErr_Clear();
+                return r;
+        }
+        return false;
+}
+
+static void cn_node(cn *c, PyObject *o)
+{
+        if (prepare(o)) {
+                c->poisoned = true;
+                return;
+        }
+        if (is(o, T_Name)) {
+                PyObject *ctx = get(o, S_ctx), *id = get(o, S_id);
+                if (is(ctx, T_Load))
+                        c->poisoned |= in_list(name_id(o), poison_names, ELEMENTSOF(poison_names));
+                else
+                        unknown(c, id); /* a Store or Del no rule below accounted for */
+                Py_XDECREF(ctx);
+                Py_XDECREF(id);
+                return;
+        }
+        if (is(o, T_Attribute)) {
+                c->poisoned |= in_list(get_str(o, S_attr), poison_attrs, ELEMENTSOF(poison_attrs));
+                cn_field(c, o, S_value);
+                return;
+        }
+        if (is(o, T_Import) || is(o, T_ImportFrom)) {
+                cn_import(c, o);
+                return;
+        }
+        if (is(o, T_Global) || is(o, T_Nonlocal)) {
+                PyObject *names = get(o, S_names);
+                for (Py_ssize_t i = 0; names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++)
+                        unknown(c, PyList_GET_ITEM(names, i));
+                Py_XDECREF(names);
+                return;
+        }
+        if (is(o, T_Assign) || is(o, T_NamedExpr)) {
+                PyObject *value = get(o, S_value), *ts = is(o, T_Assign) ? get(o, S_targets) : NULL;
+                if (ts && PyList_Check(ts)) {
+                        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(ts); i++)
+                                bind(c, PyList_GET_ITEM(ts, i), value_of(value));
+                } else if (!ts) {
+                        PyObject *t = get(o, S_target);
+                        bind(c, t, value_of(value));
+                        Py_XDECREF(t);
+                }
+                if (value)
+                        cn_walk(c, value);
+                Py_XDECREF(ts);
+                Py_XDECREF(value);
+                return;
+        }
+        if (is(o, T_AnnAssign)) {
+                PyObject *t = get(o, S_target), *value = get(o, S_value);
+                if (value && value != Py_None)
+                        bind(c, t, value_of(value));
+                else if (!is(t, T_Name)) /* `x: int` binds nothing */
+                        cn_walk(c, t);
+                if (value && value != Py_None)
+                        cn_walk(c, value);
+                cn_field(c, o, S_annotation);
+                Py_XDECREF(t);
+                Py_XDECREF(value);
+                return;
+        }
+        if (is(o, T_For) || is(o, T_AsyncFor) || is(o, T_comprehension)) {
+                PyObject *t = get(o, S_target), *it = get(o, S_iter);
+                bind(c, t, it ? iter_values(it) : NULL);
+                if (it)
+                        cn_walk(c, it);
+                if (is(o, T_comprehension)) {
+                        cn_field(c, o, S_ifs);
+                } else {
+                        cn_field(c, o, S_body);
+                        cn_field(c, o, S_orelse);
+                }
+                Py_XDECREF(t);
+                Py_XDECREF(it);
+                return;
+        }
+        if (is(o, T_arg)) {
+                PyObject *a = get(o, S_arg);
+                unknown(c, a);
+                Py_XDECREF(a);
+        }
+        if (is(o, T_FunctionDef) || is(o, T_AsyncFunctionDef) || is(o, T_ClassDef) || is(o, T_ExceptHandler) ||
+            is(o, T_MatchAs) || is(o, T_MatchStar)) {
+                PyObject *n = get(o, S_name);
+                if (n && n != Py_None)
+                        unknown(c, n);
+                Py_XDECREF(n);
+        }
+        if (is(o, T_MatchMapping)) {
+                PyObject *n = get(o, S_rest);
+                if (n && n != Py_None)
+                        unknown(c, n);
+                Py_XDECREF(n);
+        }
+        cn_fields(c, o);
+}
+
+static void cn_walk(cn *c, PyObject *o)
+{
+        if (c->poisoned || !o)
+                return;
+        if (++c->depth > MAX_DEPTH) {
+                c->poisoned = true;
+        } else if (PyList_Check(o)) {
+                for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o) && !c->poisoned; i++)
+                        cn_walk(c, PyList_GET_ITEM(o, i));
+        } else if (is_ast(o)) {
+                cn_node(c, o);
+        }
+        c->depth--;
+}
+
+PyObject *const_values(walk *w, const char *name)
+{
+        if (!name || strncmp(name, "__", 2) == 0) /* __name__, __doc__: set by the interpreter */
+                return NULL;
+        if (!w->const_names) {
+                cn c = { .d = PyDict_New() };
+                if (!c.d) {
+                        PyErr_Clear();
+                        return NULL;
+                }
+                cn_walk(&c, w->tree);
+                PyErr_Clear();
+                if (c.poisoned) {
+                        Py_DECREF(c.d);
+                        Py_INCREF(Py_None);
+                        c.d = Py_None;
+                }
+                w->const_names = c.d;
+        }
+        if (w->const_names == Py_None)
+                return NULL;
+        PyObject *v = PyDict_GetItemString(w->const_names, name);
+        if (!v || !PyList_Check(v) || PyList_GET_SIZE(v) == 0)
+                return NULL;
+        Py_INCREF(v);
+        return v;
+}
