@@ -26,6 +26,7 @@ extern char **environ;
 /* The kernel's limit on one argv string, NUL included (MAX_ARG_STRLEN). */
 #define ACS_MAX_ARG_STRLEN (32 * 4096)
 #define ACS_BIG_CODE_NAME "main.py"
+#define ACS_BIG_COMMAND_NAME "command.sh"
 
 typedef struct plan {
         acs_sandbox_cfg cfg;
@@ -262,7 +263,18 @@ static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p
         if (req->kind == ACS_RUN_EXEC) {
                 if (!args || !args[0])
                         return acs_error_set(err, -EINVAL, "usage", "nothing to execute");
-                p->argv = acs_strv_copy(args);
+                if (acs_strv_length(args) == 3 && strcmp(args[1], "-c") == 0 &&
+                    strlen(args[2]) >= ACS_MAX_ARG_STRLEN) {
+                        /* SHELL -c SCRIPT over the argument limit (an MCP
+                         * execute_command may carry more): SHELL FILE */
+                        p->file_len = p->file_size = strlen(args[2]);
+                        p->file_data = strdup(args[2]);
+                        p->file_name = strdup(ACS_BIG_COMMAND_NAME);
+                        if (!p->file_data || !p->file_name || (r = acs_strv_push(&p->argv, args[0])) < 0 ||
+                            (r = acs_strv_push(&p->argv, "/run/acs/" ACS_BIG_COMMAND_NAME)) < 0)
+                                return -ENOMEM;
+                } else
+                        p->argv = acs_strv_copy(args);
         } else {
                 const char *interp = prof->interpreter ? prof->interpreter : ACS_PYTHON;
                 if ((r = acs_strv_push(&p->argv, interp)) < 0)

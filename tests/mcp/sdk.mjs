@@ -79,6 +79,14 @@ export function register(sdk) {
     t.is(r.structuredContent?.scan?.findings?.[0]?.line, 30002, 'with the right line');
   });
 
+  test('sdk execute_command with a command over the 128 KiB argument limit', async (t) => {
+    const big = 'x=1\n'.repeat(40000) + 'echo "big-$x"\n';
+    t.ok(big.length > 131072, `command is ${big.length} bytes`);
+    const r = await call('execute_command', { command: big, timeout: 30 });
+    t.is(r.isError, false, 'isError false', text(r));
+    t.is(r.structuredContent?.stdout?.text, 'big-1\n', 'it ran whole, as a script file');
+  });
+
   test('sdk execute_command happy path', async (t) => {
     const r = await call('execute_command', { command: 'echo hello-$((6*7)); echo oops >&2; exit 3' });
     t.is(r.structuredContent?.stdout?.text, 'hello-42\n', 'shell stdout');
