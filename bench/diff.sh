@@ -8,7 +8,7 @@
 # change CHANGES of them (default 10: 4 modified, 3 added, 2 deleted, 1 chmod),
 # then times:
 #   - the diff in process (diff-tool bench: median of 200 collects; the first
-#     one also pays the lazy dlopen of libcrypto),
+#     one also pays first-use page faults),
 #   - the diff with the patch (libgit2 loaded on first use),
 #   - the whole diff-tool process (hyperfine), for scale,
 #   - `git status --porcelain` on a git checkout of the same tree with the

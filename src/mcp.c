@@ -667,8 +667,8 @@ int acs_mcp_main(const acs_options *o)
         sigset_t mask;
         acs_error perr = { 0 };
 
-        /* Load libcrypto and libgit2 (whose init reads the CA bundle, ~10 ms)
-         * once here: every forked worker inherits them ready. */
+        /* Load libgit2 (whose init reads the CA bundle, ~10 ms)
+         * once here: every forked worker inherits it ready. */
         if (acs_diff_preload(true, &perr) < 0)
                 fprintf(stderr, "acs-launch mcp: %s (patches will be slower)\n", perr.msg);
 

@@ -87,7 +87,7 @@ static int cmp_double(const void *a, const void *b)
         return x < y ? -1 : x > y;
 }
 
-/* In-process timing of acs_diff_collect (the first call also loads libcrypto). */
+/* In-process timing of acs_diff_collect (the first call also faults in the hashing code). */
 static int bench(int argc, char **argv)
 {
         int upper = open_dir(argv[2]), lower = open_dir(argv[3]);
