@@ -23,38 +23,6 @@
 #include "cgroup.h"
 #include "common.h"
 
-static int read_at(int dfd, const char *name, char *buf, size_t size)
-{
-        _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
-        size_t n = 0;
-
-        if (fd < 0)
-                return -errno;
-        while (n + 1 < size) {
-                ssize_t k = read(fd, buf + n, size - 1 - n);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return -errno;
-                if (k == 0)
-                        break;
-                n += (size_t)k;
-        }
-        buf[n] = '\0';
-        return (int)n;
-}
-
-static int write_at(int dfd, const char *name, const char *s)
-{
-        _cleanup_close_ int fd = openat(dfd, name, O_WRONLY | O_CLOEXEC);
-
-        if (fd < 0)
-                return -errno;
-        if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-                return -errno;
-        return 0;
-}
-
 static const char *cgroup2_mount(void)
 {
         static const char *const where[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
@@ -99,7 +67,7 @@ static bool only_us(int dfd)
         char buf[4096];
         pid_t self = getpid();
 
-        if (read_at(dfd, "cgroup.procs", buf, sizeof buf) < 0)
+        if (acs_read_small_at(dfd, "cgroup.procs", buf, sizeof buf) < 0)
                 return false;
         for (char *l = buf, *nl; *l; l = nl + 1) {
                 nl = strchrnul(l, '\n');
@@ -118,7 +86,7 @@ static void enable_controllers(int pfd, bool mem, bool pids)
         char enabled[512] = "", cmd[32] = "";
         _cleanup_close_ int leaf = -1;
 
-        if (read_at(pfd, "cgroup.subtree_control", enabled, sizeof enabled) < 0)
+        if (acs_read_small_at(pfd, "cgroup.subtree_control", enabled, sizeof enabled) < 0)
                 return;
         if ((!mem || acs_cgroup_has_controller(enabled, "memory")) &&
             (!pids || acs_cgroup_has_controller(enabled, "pids")))
@@ -128,10 +96,10 @@ static void enable_controllers(int pfd, bool mem, bool pids)
         if (mkdirat(pfd, ACS_CGROUP_LEAF, 0755) < 0 && errno != EEXIST)
                 return;
         leaf = openat(pfd, ACS_CGROUP_LEAF, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (leaf < 0 || write_at(leaf, "cgroup.procs", "0") < 0)
+        if (leaf < 0 || acs_write_str_at(leaf, "cgroup.procs", "0") < 0)
                 return;
         snprintf(cmd, sizeof cmd, "%s%s", mem ? "+memory " : "", pids ? "+pids" : "");
-        (void)write_at(pfd, "cgroup.subtree_control", cmd);
+        (void)acs_write_str_at(pfd, "cgroup.subtree_control", cmd);
 }
 
 /*
@@ -166,7 +134,7 @@ static int open_parent(char *full, size_t size, const char **why)
         int fd;
 
         /* cheapest test first: most hosts answer "no" here */
-        if (read_at(AT_FDCWD, "/proc/self/cgroup", self, sizeof self) < 0 ||
+        if (acs_read_small_at(AT_FDCWD, "/proc/self/cgroup", self, sizeof self) < 0 ||
             acs_cgroup_parse_self(self, path, sizeof path) < 0)
                 return *why = "this process has no cgroup v2 path", -ENOENT;
         if (!(parent = acs_cgroup_parent_of(path, pbuf, sizeof pbuf)))
@@ -190,7 +158,7 @@ static void want_controllers(int pfd, uint64_t memory, uint64_t pids, bool *mem,
 {
         char avail[512] = "";
 
-        (void)read_at(pfd, "cgroup.controllers", avail, sizeof avail);
+        (void)acs_read_small_at(pfd, "cgroup.controllers", avail, sizeof avail);
         *mem = memory && acs_cgroup_has_controller(avail, "memory");
         *pid = pids && acs_cgroup_has_controller(avail, "pids");
 }
@@ -201,7 +169,7 @@ int acs_cgroup_find(char *path, size_t size, char *controllers, size_t csize, co
 
         if (pfd < 0)
                 return pfd;
-        if (read_at(pfd, "cgroup.controllers", controllers, csize) < 0)
+        if (acs_read_small_at(pfd, "cgroup.controllers", controllers, csize) < 0)
                 controllers[0] = '\0';
         controllers[strcspn(controllers, "\n")] = '\0';
         return 0;
@@ -225,7 +193,7 @@ static bool set_limit(int dfd, const char *file, uint64_t v)
         char num[32];
 
         snprintf(num, sizeof num, "%llu", (unsigned long long)v);
-        return write_at(dfd, file, num) == 0;
+        return acs_write_str_at(dfd, file, num) == 0;
 }
 
 int acs_cgroup_create(uint64_t memory, uint64_t pids, acs_cgroup *ret, const char **ret_why)
@@ -260,12 +228,12 @@ int acs_cgroup_create(uint64_t memory, uint64_t pids, acs_cgroup *ret, const cha
                 acs_cgroup_destroy(ret);
                 return 0;
         }
-        (void)read_at(pfd, "cgroup.subtree_control", on, sizeof on);
+        (void)acs_read_small_at(pfd, "cgroup.subtree_control", on, sizeof on);
         if (mem && acs_cgroup_has_controller(on, "memory")) {
                 /* no swap to hide in, and one kill for the whole sandbox */
                 ret->memory = set_limit(ret->dir_fd, "memory.max", memory);
-                (void)write_at(ret->dir_fd, "memory.swap.max", "0");
-                (void)write_at(ret->dir_fd, "memory.oom.group", "1");
+                (void)acs_write_str_at(ret->dir_fd, "memory.swap.max", "0");
+                (void)acs_write_str_at(ret->dir_fd, "memory.oom.group", "1");
         }
         if (pid && acs_cgroup_has_controller(on, "pids"))
                 ret->pids = set_limit(ret->dir_fd, "pids.max", pids);
@@ -276,7 +244,7 @@ long long acs_cgroup_oom_kills(const acs_cgroup *cg)
 {
         char buf[1024];
 
-        if (cg->dir_fd < 0 || !cg->memory || read_at(cg->dir_fd, "memory.events", buf, sizeof buf) < 0)
+        if (cg->dir_fd < 0 || !cg->memory || acs_read_small_at(cg->dir_fd, "memory.events", buf, sizeof buf) < 0)
                 return 0;
         long long v = acs_cgroup_keyed(buf, "oom_kill");
         return v > 0 ? v : 0;
@@ -303,7 +271,7 @@ static void wait_empty(int dfd)
 void acs_cgroup_destroy(acs_cgroup *cg)
 {
         if (cg->dir_fd >= 0) {
-                (void)write_at(cg->dir_fd, "cgroup.kill", "1");
+                (void)acs_write_str_at(cg->dir_fd, "cgroup.kill", "1");
                 wait_empty(cg->dir_fd);
         }
         closep(&cg->dir_fd);

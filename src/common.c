@@ -175,3 +175,38 @@ int acs_fd_above_stdio(int fd)
         close(fd);
         return hi < 0 ? r : hi;
 }
+
+int acs_read_small_at(int dfd, const char *name, char *buf, size_t size)
+{
+        _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+        size_t n = 0;
+
+        if (fd < 0)
+                return -errno;
+        while (n + 1 < size) {
+                ssize_t k = read(fd, buf + n, size - 1 - n);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                if (k == 0)
+                        break;
+                n += (size_t)k;
+        }
+        if (size)
+                buf[n] = '\0';
+        return (int)n;
+}
+
+int acs_write_str_at(int dfd, const char *name, const char *s)
+{
+        _cleanup_close_ int fd = openat(dfd, name, O_WRONLY | O_CLOEXEC);
+        size_t len = strlen(s);
+
+        if (fd < 0)
+                return -errno;
+        ssize_t k = write(fd, s, len);
+        if (k < 0)
+                return -errno;
+        return (size_t)k == len ? 0 : -EIO;
+}

@@ -77,6 +77,12 @@ int acs_error_set(acs_error *err, int code, const char *stage, const char *fmt, 
 /* Like acs_error_set, appending ": strerror(-code)". */
 int acs_error_errno(acs_error *err, int code, const char *stage, const char *fmt, ...) _printf_(4, 5);
 
+/* Small kernel files (procfs, cgroupfs; dfd may be AT_FDCWD): read at most
+ * size-1 bytes of dfd/name into buf, NUL-terminated, returning the length;
+ * or write s in one write() (a short write is -EIO). -errno on failure. */
+int acs_read_small_at(int dfd, const char *name, char *buf, size_t size);
+int acs_write_str_at(int dfd, const char *name, const char *s);
+
 /* Parsers shared by the CLI and the profile: "128M", "1.5" (seconds). */
 int acs_parse_size(const char *s, uint64_t *ret);
 int acs_parse_seconds(const char *s, double *ret);

@@ -54,29 +54,6 @@ static int read_long(const char *path, long *ret)
         return 0;
 }
 
-static int read_small(const char *path, char *buf, size_t size)
-{
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        ssize_t n = read(fd, buf, size - 1);
-        if (n < 0)
-                return -errno;
-        buf[n] = '\0';
-        return 0;
-}
-
-static int write_str(const char *path, const char *s)
-{
-        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        ssize_t n = write(fd, s, strlen(s));
-        if (n < 0)
-                return -errno;
-        return (size_t)n == strlen(s) ? 0 : -EIO;
-}
-
 static bool has_word(const char *list, const char *word)
 {
         size_t n = strlen(word);
@@ -211,7 +188,7 @@ int acs_preflight_userns_error(int errnum, acs_error *err)
 static bool fs_supported(const char *fs)
 {
         char buf[4096];
-        if (read_small("/proc/filesystems", buf, sizeof buf) < 0)
+        if (acs_read_small_at(AT_FDCWD, "/proc/filesystems", buf, sizeof buf) < 0)
                 return true; /* unknown: do not accuse */
         for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
                 char *t = strrchr(l, '\t');
@@ -335,11 +312,11 @@ enum { P_SETUID = 1, P_UNSHARE, P_SETGROUPS, P_UIDMAP, P_GIDMAP, P_PRIVATE, P_TM
 static void write_maps(probe_result *r, uid_t uid, gid_t gid)
 {
         char map[64];
-        STEP_R(P_SETGROUPS, write_str("/proc/self/setgroups", "deny"));
+        STEP_R(P_SETGROUPS, acs_write_str_at(AT_FDCWD, "/proc/self/setgroups", "deny"));
         snprintf(map, sizeof map, "0 %u 1\n", (unsigned)uid);
-        STEP_R(P_UIDMAP, write_str("/proc/self/uid_map", map));
+        STEP_R(P_UIDMAP, acs_write_str_at(AT_FDCWD, "/proc/self/uid_map", map));
         snprintf(map, sizeof map, "0 %u 1\n", (unsigned)gid);
-        STEP_R(P_GIDMAP, write_str("/proc/self/gid_map", map));
+        STEP_R(P_GIDMAP, acs_write_str_at(AT_FDCWD, "/proc/self/gid_map", map));
 }
 
 static void probe_userns(probe_result *r, const void *arg)
@@ -463,7 +440,7 @@ static void sysctl_summary(char *buf, size_t size)
 static bool initial_root(void)
 {
         char map[128];
-        return geteuid() == 0 && read_small("/proc/self/uid_map", map, sizeof map) == 0 &&
+        return geteuid() == 0 && acs_read_small_at(AT_FDCWD, "/proc/self/uid_map", map, sizeof map) >= 0 &&
                strstr(map, "4294967295") != NULL;
 }
 

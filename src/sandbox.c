@@ -144,17 +144,6 @@ typedef struct child_ctx {
         acs_error err;
 } child_ctx;
 
-static int write_file_at(const char *path, const char *data)
-{
-        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        size_t len = strlen(data);
-        if (write(fd, data, len) != (ssize_t)len)
-                return -errno ?: -EIO;
-        return 0;
-}
-
 /* Close every fd >= lowfd but those in keep (at most four; entries below lowfd are ignored). */
 static void close_all_except(int lowfd, const int *keep, size_t n)
 {
@@ -308,14 +297,14 @@ static const size_t init_blob_len = 0;
 static int write_own_maps(uid_t uid, gid_t gid)
 {
         char line[64];
-        int r = write_file_at("/proc/self/setgroups", "deny");
+        int r = acs_write_str_at(AT_FDCWD, "/proc/self/setgroups", "deny");
         if (r < 0 && r != -ENOENT)
                 return r;
         snprintf(line, sizeof line, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-        if ((r = write_file_at("/proc/self/uid_map", line)) < 0)
+        if ((r = acs_write_str_at(AT_FDCWD, "/proc/self/uid_map", line)) < 0)
                 return r;
         snprintf(line, sizeof line, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-        return write_file_at("/proc/self/gid_map", line);
+        return acs_write_str_at(AT_FDCWD, "/proc/self/gid_map", line);
 }
 
 /* Fast path: become acs-init (src/init.c), which releases the launcher. */
@@ -455,7 +444,7 @@ static int write_maps(pid_t pid, uid_t uid, gid_t gid, bool root, acs_error *err
         int r;
         if (!root) {
                 snprintf(path, sizeof path, "/proc/%d/setgroups", pid);
-                if ((r = write_file_at(path, "deny")) < 0 && r != -ENOENT)
+                if ((r = acs_write_str_at(AT_FDCWD, path, "deny")) < 0 && r != -ENOENT)
                         return acs_error_errno(err, r, "userns", "writing %s", path);
         }
         const char *names[] = { "uid_map", "gid_map" };
@@ -466,7 +455,7 @@ static int write_maps(pid_t pid, uid_t uid, gid_t gid, bool root, acs_error *err
                 else
                         snprintf(line, sizeof line, "%u %u 1\n", i ? (unsigned)gid : (unsigned)uid,
                                  i ? (unsigned)gid : (unsigned)uid);
-                if ((r = write_file_at(path, line)) < 0)
+                if ((r = acs_write_str_at(AT_FDCWD, path, line)) < 0)
                         return acs_error_errno(err, r, "userns", "writing %s", path);
         }
         return 0;
