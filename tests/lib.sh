@@ -50,7 +50,13 @@ lacks() {
 # A private temp dir, world-readable (the sandbox may run as another uid), removed at exit.
 TMP=$(mktemp -d /tmp/acs-test.XXXXXX)
 chmod 0755 "$TMP"
-trap 'rm -rf "$TMP"' EXIT
+# overlayfs leaves work/work with mode 000 in the tests' own overlays: an
+# ordinary user's rm -rf could not remove it
+rm_tmp() {
+        chmod -R u+rwx "$TMP" 2>/dev/null
+        rm -rf "$TMP"
+}
+trap rm_tmp EXIT
 
 # Run acs-launch capturing stdout, stderr and status: run_acs ARGS... ; sets OUT ERR RC
 run_acs() {
