@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <fcntl.h>
+#include <poll.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -209,4 +210,26 @@ int acs_write_str_at(int dfd, const char *name, const char *s)
         if (k < 0)
                 return -errno;
         return (size_t)k == len ? 0 : -EIO;
+}
+
+int acs_write_all(int fd, const void *p, size_t len)
+{
+        const char *c = p;
+
+        while (len > 0) {
+                ssize_t n = write(fd, c, len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && errno == EAGAIN) {
+                        /* a non-blocking fd (a client may make our stdout one): wait for room */
+                        struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+                        poll(&pfd, 1, -1);
+                        continue;
+                }
+                if (n < 0)
+                        return -errno;
+                c += n;
+                len -= (size_t)n;
+        }
+        return 0;
 }

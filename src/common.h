@@ -82,6 +82,8 @@ int acs_error_errno(acs_error *err, int code, const char *stage, const char *fmt
  * or write s in one write() (a short write is -EIO). -errno on failure. */
 int acs_read_small_at(int dfd, const char *name, char *buf, size_t size);
 int acs_write_str_at(int dfd, const char *name, const char *s);
+/* Write all of p, across EINTR, short writes and (waiting in poll) EAGAIN. */
+int acs_write_all(int fd, const void *p, size_t len);
 
 /* Parsers shared by the CLI and the profile: "128M", "1.5" (seconds). */
 int acs_parse_size(const char *s, uint64_t *ret);

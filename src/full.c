@@ -61,20 +61,6 @@ int acs_exec_full(char **argv, acs_error *err)
 
 /* ---- the patch, on the static side -------------------------------------- */
 
-static int write_all(int fd, const char *p, size_t n)
-{
-        while (n > 0) {
-                ssize_t k = write(fd, p, n);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return -errno;
-                p += k;
-                n -= (size_t)k;
-        }
-        return 0;
-}
-
 static int read_all(int fd, char **ret, size_t *ret_len)
 {
         size_t len = 0, cap = 64 * 1024;
@@ -192,7 +178,7 @@ int acs_patch_via_full(int upper_fd, int lower_fd, acs_changes *c, uint64_t max_
         closep(&out[1]);
         /* the list is small next to the pipe's buffer only sometimes: the
          * child reads all of it before it writes, so writing first is safe */
-        r = write_all(in[1], txt, strlen(txt));
+        r = acs_write_all(in[1], txt, strlen(txt));
         closep(&in[1]);
         int rr = read_all(out[0], &buf, &len);
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR)

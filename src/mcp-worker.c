@@ -117,21 +117,6 @@ static void close_others(int a, int b)
         close_range((unsigned)hi + 1, ~0U, 0);
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-        while (len > 0) {
-                ssize_t n = write(fd, p, len);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                p += n;
-                len -= (size_t)n;
-        }
-        return 0;
-}
-
 _noreturn_ void acs_mcp_worker(const acs_options *o, const acs_mcp_call *c, int result_fd, int cancel_fd,
                                const sigset_t *mask, pid_t server)
 {
@@ -157,7 +142,7 @@ _noreturn_ void acs_mcp_worker(const acs_options *o, const acs_mcp_call *c, int 
         line = res ? acs_jrpc_to_line(res) : NULL;
         if (!line)
                 _exit(1);
-        if (write_all(result_fd, line, strlen(line)) < 0 || write_all(result_fd, "\n", 1) < 0)
+        if (acs_write_all(result_fd, line, strlen(line)) < 0 || acs_write_all(result_fd, "\n", 1) < 0)
                 _exit(1);
         _exit(0);
 }

@@ -80,28 +80,6 @@ static uint64_t now_ms(void)
         return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-        while (len > 0) {
-                ssize_t n = write(fd, p, len);
-
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        if (errno == EAGAIN) {
-                                /* The client made our stdout non-blocking: wait for room. */
-                                struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-                                poll(&pfd, 1, -1);
-                                continue;
-                        }
-                        return -errno;
-                }
-                p += n;
-                len -= (size_t)n;
-        }
-        return 0;
-}
-
 /* Send one message line; a client that went away ends the server like EOF does. */
 static void send_line(mcp_server *s, char *line)
 {
@@ -113,7 +91,7 @@ static void send_line(mcp_server *s, char *line)
         }
         len = strlen(line);
         line[len] = '\n'; /* replaces the NUL: we own the buffer and write len + 1 bytes */
-        if (write_all(STDOUT_FILENO, line, len + 1) < 0) {
+        if (acs_write_all(STDOUT_FILENO, line, len + 1) < 0) {
                 acs_log(2, "mcp: stdout closed, shutting down");
                 s->stop = true;
         }

@@ -417,14 +417,8 @@ static int send_scan_policy(int fd, const acs_profile *prof, const plan *p, acs_
         if ((r = acs_scan_policy_pack(prof, p->script ? p->script : "<string>", !p->script, &pol, &len)) < 0)
                 return acs_error_set(err, r, "scan", r == -E2BIG ? "the profile's [scan] lists are too long (over %d KiB)"
                                                                  : "out of memory", ACS_SCAN_POLICY_MAX / 1024);
-        for (size_t off = 0; off < len;) {
-                ssize_t n = write(fd, pol + off, len - off);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return acs_error_errno(err, -errno, "scan", "passing the policy");
-                off += (size_t)n;
-        }
+        if ((r = acs_write_all(fd, pol, len)) < 0)
+                return acs_error_errno(err, r, "scan", "passing the policy");
         if (shutdown(fd, SHUT_WR) < 0)
                 return acs_error_errno(err, -errno, "scan", "shutdown");
         fcntl(fd, F_SETFL, O_NONBLOCK);
