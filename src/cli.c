@@ -61,6 +61,14 @@ static const struct {
         { "help", ACS_CMD_HELP },       { "version", ACS_CMD_VERSION },
 };
 
+bool acs_cli_is_subcommand(const char *word)
+{
+        for (size_t k = 0; k < ELEMENTSOF(subcommands); k++)
+                if (strcmp(word, subcommands[k].word) == 0)
+                        return true;
+        return false;
+}
+
 void acs_options_done(acs_options *o)
 {
         free(o->profile);

@@ -59,3 +59,5 @@ void acs_options_done(acs_options *o);
 /* Parse argv (argv[0] is the program name). On error fills err (exit 125). */
 int acs_cli_parse(int argc, char *const *argv, acs_options *ret, acs_error *err);
 void acs_cli_usage(FILE *out);
+/* Is word one of the subcommands (exec, check, mcp, ...)? */
+bool acs_cli_is_subcommand(const char *word);

@@ -126,15 +126,12 @@ static int build_env(plan *p, const acs_profile *prof, const acs_options *o)
 static int read_source(const char *path, uint64_t max, plan *p, acs_error *err)
 {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        static const char *const subcommands[] = { "exec", "check", "mcp", "apply", "profiles", "doctor", "bench" };
-        if (fd < 0 && errno == ENOENT && !strchr(path, '/'))
-                for (size_t i = 0; i < ELEMENTSOF(subcommands); i++)
-                        if (strcmp(path, subcommands[i]) == 0)
-                                /* `acs-launch -v exec ...`: the options came first */
-                                return acs_error_set(err, -ENOENT, "usage",
-                                                     "no file '%s' to run; for the subcommand, put it first "
-                                                     "and its options after it: acs-launch %s [OPTIONS] ...",
-                                                     path, path);
+        if (fd < 0 && errno == ENOENT && !strchr(path, '/') && acs_cli_is_subcommand(path))
+                /* `acs-launch -v exec ...`: the options came first */
+                return acs_error_set(err, -ENOENT, "usage",
+                                     "no file '%s' to run; for the subcommand, put it first and its options "
+                                     "after it: acs-launch %s [OPTIONS] ...",
+                                     path, path);
         if (fd < 0)
                 return acs_error_errno(err, -errno, "input", "cannot open '%s'", path);
         struct stat st;
@@ -168,6 +165,21 @@ static int read_source(const char *path, uint64_t max, plan *p, acs_error *err)
         const char *base = strrchr(path, '/');
         p->file_name = strdup(base ? base + 1 : path);
         return p->file_name ? 0 : -ENOMEM;
+}
+
+/*
+ * Text too long for one execve argument (an MCP call may carry megabytes)
+ * becomes the read-only script /run/acs/NAME, whose path goes into argv.
+ */
+static int as_script(plan *p, const char *text, const char *name)
+{
+        _cleanup_free_ char *inside = NULL;
+        p->file_len = p->file_size = strlen(text);
+        if (!(p->file_data = strdup(text)) || !(p->file_name = strdup(name)) ||
+            asprintf(&inside, "/run/acs/%s", name) < 0 || acs_strv_push(&p->argv, inside) < 0)
+                return -ENOMEM;
+        p->script = p->argv[acs_strv_length(p->argv) - 1];
+        return 0;
 }
 
 /* A command-line value may tighten a locked profile value, never loosen it. */
@@ -265,14 +277,11 @@ static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p
                         return acs_error_set(err, -EINVAL, "usage", "nothing to execute");
                 if (acs_strv_length(args) == 3 && strcmp(args[1], "-c") == 0 &&
                     strlen(args[2]) >= ACS_MAX_ARG_STRLEN) {
-                        /* SHELL -c SCRIPT over the argument limit (an MCP
-                         * execute_command may carry more): SHELL FILE */
-                        p->file_len = p->file_size = strlen(args[2]);
-                        p->file_data = strdup(args[2]);
-                        p->file_name = strdup(ACS_BIG_COMMAND_NAME);
-                        if (!p->file_data || !p->file_name || (r = acs_strv_push(&p->argv, args[0])) < 0 ||
-                            (r = acs_strv_push(&p->argv, "/run/acs/" ACS_BIG_COMMAND_NAME)) < 0)
-                                return -ENOMEM;
+                        /* SHELL -c SCRIPT over the argument limit: SHELL FILE */
+                        if ((r = acs_strv_push(&p->argv, args[0])) < 0 ||
+                            (r = as_script(p, args[2], ACS_BIG_COMMAND_NAME)) < 0)
+                                return r;
+                        p->script = NULL; /* not Python: nothing scans it */
                 } else
                         p->argv = acs_strv_copy(args);
         } else {
@@ -301,15 +310,8 @@ static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p
                         p->script = p->argv[acs_strv_length(p->argv) - 1];
                         args++;
                 } else if (req->code && strlen(req->code) >= ACS_MAX_ARG_STRLEN) {
-                        /* execve takes at most 128 KiB per argument: larger code
-                         * (an MCP call may carry megabytes) runs as a script */
-                        p->file_len = p->file_size = strlen(req->code);
-                        p->file_data = strdup(req->code);
-                        p->file_name = strdup(ACS_BIG_CODE_NAME);
-                        if (!p->file_data || !p->file_name ||
-                            (r = acs_strv_push(&p->argv, "/run/acs/" ACS_BIG_CODE_NAME)) < 0)
-                                return -ENOMEM;
-                        p->script = p->argv[acs_strv_length(p->argv) - 1];
+                        if ((r = as_script(p, req->code, ACS_BIG_CODE_NAME)) < 0)
+                                return r;
                 } else {
                         if ((!scan && (r = acs_strv_push(&p->argv, "-c")) < 0) ||
                             (r = acs_strv_push(&p->argv, req->code ? req->code : "")) < 0)
