@@ -294,17 +294,36 @@ static const void *const init_blob = NULL;
 static const size_t init_blob_len = 0;
 #endif
 
-static int write_own_maps(uid_t uid, gid_t gid)
+/*
+ * The uid/gid maps of /proc/WHO ("self" in the fast path's child, else the
+ * child's pid, written by the launcher). Unprivileged: one line, the
+ * invoking user (all the kernel allows). Run by root: every host id but 0
+ * maps to itself (1..65534), so workspace files of any ordinary owner keep
+ * their ids through copy-up instead of failing with EOVERFLOW; the sandbox
+ * still runs as one of them with no capability, and host uid/gid 0 stay
+ * unmapped. On failure, path names the file.
+ */
+static int write_maps(const char *who, uid_t uid, gid_t gid, bool root, char path[static 64])
 {
         char line[64];
-        int r = acs_write_str_at(AT_FDCWD, "/proc/self/setgroups", "deny");
-        if (r < 0 && r != -ENOENT)
-                return r;
-        snprintf(line, sizeof line, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-        if ((r = acs_write_str_at(AT_FDCWD, "/proc/self/uid_map", line)) < 0)
-                return r;
-        snprintf(line, sizeof line, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-        return acs_write_str_at(AT_FDCWD, "/proc/self/gid_map", line);
+        int r;
+        if (!root) {
+                snprintf(path, 64, "/proc/%s/setgroups", who);
+                if ((r = acs_write_str_at(AT_FDCWD, path, "deny")) < 0 && r != -ENOENT)
+                        return r;
+        }
+        const char *names[] = { "uid_map", "gid_map" };
+        for (int i = 0; i < 2; i++) {
+                unsigned id = i ? (unsigned)gid : (unsigned)uid;
+                snprintf(path, 64, "/proc/%s/%s", who, names[i]);
+                if (root)
+                        snprintf(line, sizeof line, "1 1 %u\n", (unsigned)ACS_ROOT_MAP_LAST);
+                else
+                        snprintf(line, sizeof line, "%u %u 1\n", id, id);
+                if ((r = acs_write_str_at(AT_FDCWD, path, line)) < 0)
+                        return r;
+        }
+        return 0;
 }
 
 /* Fast path: become acs-init (src/init.c), which releases the launcher. */
@@ -339,8 +358,9 @@ static _noreturn_ void init_main(child_ctx *c)
         if (c->fast) {
                 /* The launcher is suspended until we exec: write our own maps
                  * (one line, our own ids: all an unprivileged process may). */
-                if ((r = write_own_maps(c->uid, c->gid)) < 0) {
-                        acs_error_errno(err, r, "userns", "writing our uid/gid maps");
+                char path[64];
+                if ((r = write_maps("self", c->uid, c->gid, false, path)) < 0) {
+                        acs_error_errno(err, r, "userns", "writing %s", path);
                         goto fail;
                 }
         } else if (read(c->sync_fd, &go, 1) != 1 || go != 'g') {
@@ -432,36 +452,6 @@ fail:
 /* ---- the launcher side ------------------------------------------------ */
 
 /*
- * Unprivileged: one line, the invoking user (all the kernel allows).
- * Run by root: every host id but 0 maps to itself (1..65534), so workspace
- * files of any ordinary owner keep their ids through copy-up instead of
- * failing with EOVERFLOW; the sandbox still runs as one of them with no
- * capability, and host uid/gid 0 stay unmapped.
- */
-static int write_maps(pid_t pid, uid_t uid, gid_t gid, bool root, acs_error *err)
-{
-        char path[64], line[64];
-        int r;
-        if (!root) {
-                snprintf(path, sizeof path, "/proc/%d/setgroups", pid);
-                if ((r = acs_write_str_at(AT_FDCWD, path, "deny")) < 0 && r != -ENOENT)
-                        return acs_error_errno(err, r, "userns", "writing %s", path);
-        }
-        const char *names[] = { "uid_map", "gid_map" };
-        for (int i = 0; i < 2; i++) {
-                snprintf(path, sizeof path, "/proc/%d/%s", pid, names[i]);
-                if (root)
-                        snprintf(line, sizeof line, "1 1 %u\n", (unsigned)ACS_ROOT_MAP_LAST);
-                else
-                        snprintf(line, sizeof line, "%u %u 1\n", i ? (unsigned)gid : (unsigned)uid,
-                                 i ? (unsigned)gid : (unsigned)uid);
-                if ((r = acs_write_str_at(AT_FDCWD, path, line)) < 0)
-                        return acs_error_errno(err, r, "userns", "writing %s", path);
-        }
-        return 0;
-}
-
-/*
  * Root of the initial user namespace: only then can (and must) the sandbox
  * get other ids than ours. Uid 0 inside a container's user namespace is an
  * ordinary user to the kernel and maps only itself, like any other user.
@@ -470,12 +460,9 @@ static bool real_root(void)
 {
         if (geteuid() != 0)
                 return false;
-        char buf[128] = "";
-        _cleanup_close_ int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
-        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-        if (n <= 0)
+        char buf[128];
+        if (acs_read_small_at(AT_FDCWD, "/proc/self/uid_map", buf, sizeof buf) <= 0)
                 return false;
-        buf[n] = '\0';
         unsigned a, b, len;
         return sscanf(buf, "%u %u %u", &a, &b, &len) == 3 && a == 0 && b == 0 && len == 4294967295u;
 }
@@ -585,8 +572,10 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
 
         if (c.fast)
                 return 0; /* the child wrote its own maps and is init by now */
-        r = write_maps(pid, c.uid, c.gid, root, err);
-        if (r < 0) {
+        char who[16], path[64];
+        snprintf(who, sizeof who, "%d", (int)pid);
+        if ((r = write_maps(who, c.uid, c.gid, root, path)) < 0) {
+                r = acs_error_errno(err, r, "userns", "writing %s", path);
                 acs_sandbox_kill(ret);
                 acs_sandbox_close(ret);
                 return r;
