@@ -209,16 +209,19 @@ int acs_cgroup_create(uint64_t memory, uint64_t pids, acs_cgroup *ret, const cha
         want_controllers(pfd, memory, pids, &mem, &pid);
         enable_controllers(pfd, mem, pid);
         sweep_stale(pfd);
-        for (unsigned i = 0; i < 1000; i++) {
+        /* never reuse an existing name: it may be another live run's */
+        int made = -1;
+        for (unsigned i = 0; i < 1000 && made < 0; i++) {
                 snprintf(ret->name, sizeof ret->name, ACS_CGROUP_RUN_PREFIX "%d-%u", (int)getpid(), i);
-                if (mkdirat(pfd, ret->name, 0755) == 0)
+                made = mkdirat(pfd, ret->name, 0755);
+                if (made < 0 && errno != EEXIST)
                         break;
-                if (errno != EEXIST) {
-                        *ret_why = "cannot create a cgroup in the delegated subtree";
-                        close(pfd);
-                        *ret = ACS_CGROUP_NULL;
-                        return 0;
-                }
+        }
+        if (made < 0) {
+                *ret_why = "cannot create a cgroup in the delegated subtree";
+                close(pfd);
+                *ret = ACS_CGROUP_NULL;
+                return 0;
         }
         ret->parent_fd = pfd;
         ret->dir_fd = openat(pfd, ret->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
