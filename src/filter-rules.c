@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <linux/netlink.h>
@@ -319,6 +320,13 @@ int acs_filter_build(const acs_filter_opts *o, scmp_filter_ctx *ret, acs_error *
                 r = add_socket_rules(ctx, o->net_none, err);
         if (r < 0)
                 goto fail;
+        const char *unbounded[4];
+        size_t n_unbounded = acs_filter_unbounded_names(o, unbounded);
+        for (size_t i = 0; i < n_unbounded; i++) {
+                r = deny_name(ctx, unbounded[i], 0, err);
+                if (r < 0)
+                        goto fail;
+        }
         for (char **n = o->extra_deny; n && *n; n++) {
                 r = deny_name(ctx, *n, 0, err);
                 if (r < 0)
@@ -332,6 +340,62 @@ fail_errno:
 fail:
         seccomp_release(ctx);
         return r;
+}
+
+/*
+ * Shared memory that no limit of this run bounds (security-model.md):
+ * memfd_create files live on the kernel's internal shm mount, whose only
+ * bound is the memory cgroup; SysV segments, message queues and semaphore
+ * sets are bounded by the IPC namespace's sysctls, which an unprivileged
+ * sandbox cannot set. The launcher asks for these to be denied when neither
+ * bounds them on this run (see acs_filter_opts).
+ */
+static const char *const memfd_calls[] = { "memfd_create" };
+static const char *const sysv_calls[] = { "shmget", "msgget", "semget" };
+
+size_t acs_filter_unbounded_names(const acs_filter_opts *o, const char *ret[static 4])
+{
+        size_t n = 0;
+        for (size_t i = 0; o->deny_memfd && i < ELEMENTSOF(memfd_calls); i++)
+                ret[n++] = memfd_calls[i];
+        for (size_t i = 0; o->deny_sysv && i < ELEMENTSOF(sysv_calls); i++)
+                ret[n++] = sysv_calls[i];
+        return n;
+}
+
+/*
+ * pid 1's own filter, loaded on top of the program's once the program runs.
+ * Init only reaps (wait4), reports (sendto) and exits; the fast path's init
+ * also execs acs-init (execveat), which clears its dumpable flag (prctl).
+ * Anything else kills it, and with it the whole sandbox: a pid 1 that does
+ * anything else has been taken over.
+ */
+int acs_filter_build_init(bool exec, scmp_filter_ctx *ret, acs_error *err)
+{
+        static const int calls[] = { SCMP_SYS(wait4),        SCMP_SYS(waitid), SCMP_SYS(sendto),
+                                     SCMP_SYS(sendmsg),      SCMP_SYS(exit),   SCMP_SYS(exit_group),
+                                     SCMP_SYS(rt_sigreturn), SCMP_SYS(restart_syscall) };
+        scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+        int r;
+
+        if (!ctx)
+                return acs_error_set(err, -ENOMEM, "seccomp", "seccomp_init failed");
+        r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(calls); i++)
+                r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, calls[i], 0);
+        /* prctl(PR_SET_DUMPABLE, 0) only; the option is an int */
+        if (r >= 0)
+                r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 2,
+                                     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, PR_SET_DUMPABLE),
+                                     SCMP_A1(SCMP_CMP_EQ, 0));
+        if (r >= 0 && exec)
+                r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(execveat), 0);
+        if (r < 0) {
+                seccomp_release(ctx);
+                return acs_error_errno(err, r, "seccomp", "cannot build init's filter");
+        }
+        *ret = ctx;
+        return 0;
 }
 
 int acs_filter_export(scmp_filter_ctx ctx, struct sock_filter **ret, size_t *ret_len, acs_error *err)

@@ -13,6 +13,12 @@
 /* Build the complete filter (baseline + network + extra_deny) into a new context. */
 int acs_filter_build(const acs_filter_opts *o, scmp_filter_ctx *ret, acs_error *err);
 
+/* pid 1's own, tighter filter (wait, report, exit; execveat when exec). */
+int acs_filter_build_init(bool exec, scmp_filter_ctx *ret, acs_error *err);
+
+/* The syscall names the deny_memfd / deny_sysv options add; returns how many. */
+size_t acs_filter_unbounded_names(const acs_filter_opts *o, const char *ret[static 4]);
+
 /* Export ctx as raw BPF (heap array of *ret_len instructions). */
 int acs_filter_export(scmp_filter_ctx ctx, struct sock_filter **ret, size_t *ret_len, acs_error *err);
 

@@ -35,7 +35,7 @@
 
 static bool no_extra(const acs_filter_opts *o)
 {
-        return !o->extra_deny || !o->extra_deny[0];
+        return (!o->extra_deny || !o->extra_deny[0]) && !o->deny_memfd && !o->deny_sysv;
 }
 
 int acs_filter_validate_names(char *const *names, acs_error *err)
@@ -65,9 +65,12 @@ static int prepare_prefixed(const acs_filter_opts *o, acs_filter_prog *ret, acs_
         size_t base_len, n = 0, i = 0, total;
         struct sock_filter *p;
 
+        const char *unbounded[4];
+        size_t n_unbounded = acs_filter_unbounded_names(o, unbounded);
         baked(o->net_none, &base, &base_len);
-        for (char **s = o->extra_deny; *s; s++)
+        for (char **s = o->extra_deny; s && *s; s++)
                 n++;
+        n += n_unbounded;
         total = 4 + 2 * n + base_len;
         if (total > BPF_MAXINSNS)
                 return acs_error_set(err, -E2BIG, "seccomp", "[seccomp] deny: too many names");
@@ -79,14 +82,15 @@ static int prepare_prefixed(const acs_filter_opts *o, acs_filter_prog *ret, acs_
         p[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ACS_BPF_AUDIT_ARCH, 1, 0);
         size_t skip_at = i++; /* ja over the table; filled in below */
         p[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-        for (char **s = o->extra_deny; *s; s++) {
+        for (size_t k = 0; k < n; k++) {
+                const char *name = k < n_unbounded ? unbounded[k] : o->extra_deny[k - n_unbounded];
                 int nr;
-                if (acs_filter_baseline_denies(*s))
+                if (acs_filter_baseline_denies(name))
                         continue; /* the baseline's rule and errno stay */
-                nr = acs_filter_resolve(*s);
+                nr = acs_filter_resolve(name);
                 if (nr == -ENOENT) {
                         free(p);
-                        return acs_error_set(err, -EINVAL, "seccomp", "unknown syscall '%s'", *s);
+                        return acs_error_set(err, -EINVAL, "seccomp", "unknown syscall '%s'", name);
                 }
                 if (nr < 0)
                         continue; /* only in a foreign ABI, which is killed */
@@ -147,6 +151,13 @@ int acs_filter_load(const acs_filter_prog *p, acs_error *err)
         if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p->fprog, 0, 0) < 0)
                 return acs_error_errno(err, -errno, "seccomp", "loading the seccomp filter");
         return 0;
+}
+
+void acs_filter_init_prog(bool exec, struct sock_fprog *ret)
+{
+        const struct sock_filter *f = exec ? acs_bpf_init_exec : acs_bpf_init;
+        size_t len = exec ? ELEMENTSOF(acs_bpf_init_exec) : ELEMENTSOF(acs_bpf_init);
+        *ret = (struct sock_fprog){ .len = (unsigned short)len, .filter = (struct sock_filter *)(uintptr_t)f };
 }
 
 void acs_filter_prog_done(acs_filter_prog *p)

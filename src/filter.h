@@ -19,6 +19,11 @@ typedef struct acs_filter_opts {
         /* profile [seccomp] deny: syscall names, NULL-terminated; may be NULL.
          * Each is denied with EPERM on top of the baseline. */
         char **extra_deny;
+        /* Shared memory no limit of this run bounds (no memory cgroup):
+         * memfd_create, and the SysV get calls when the IPC namespace's
+         * limits could not be set either, fail with EPERM. */
+        bool deny_memfd;
+        bool deny_sysv;
 } acs_filter_opts;
 
 /*
@@ -48,6 +53,13 @@ typedef struct acs_filter_prog {
 int acs_filter_prepare(const acs_filter_opts *o, acs_filter_prog *ret, acs_error *err);
 int acs_filter_load(const acs_filter_prog *p, acs_error *err);
 void acs_filter_prog_done(acs_filter_prog *p);
+
+/*
+ * pid 1's own filter, baked at build time (no allocation): loaded by init
+ * on top of the program's once the program runs. exec: the fast path's init,
+ * which execs acs-init, also needs execveat.
+ */
+void acs_filter_init_prog(bool exec, struct sock_fprog *ret);
 
 /* Build the filter at run time with libseccomp, always (tests, benchmark). */
 int acs_filter_prepare_runtime(const acs_filter_opts *o, acs_filter_prog *ret, acs_error *err);

@@ -11,16 +11,18 @@
 
 #include "filter-rules.h"
 
-static int emit(FILE *f, const char *name, bool net_none)
+/* kind: 0 the program's (network none), 1 the program's (loopback),
+ * 2 init's, 3 init's with execveat */
+static int emit(FILE *f, const char *name, int kind)
 {
-        acs_filter_opts o = { .net_none = net_none };
+        acs_filter_opts o = { .net_none = kind == 0 };
         scmp_filter_ctx ctx = NULL;
         struct sock_filter *insns = NULL;
         size_t len = 0;
         acs_error err = { 0 };
         int r;
 
-        r = acs_filter_build(&o, &ctx, &err);
+        r = kind < 2 ? acs_filter_build(&o, &ctx, &err) : acs_filter_build_init(kind == 3, &ctx, &err);
         if (r >= 0) {
                 r = acs_filter_export(ctx, &insns, &len, &err);
                 seccomp_release(ctx);
@@ -49,8 +51,8 @@ int main(void)
                v->major, v->minor, v->micro);
         /* the native ABI's audit arch (libseccomp's arch tokens are these values) */
         printf("#define ACS_BPF_AUDIT_ARCH 0x%08xU\n\n", seccomp_arch_native());
-        if (emit(stdout, "acs_bpf_net_none", true) < 0 ||
-            emit(stdout, "acs_bpf_net_loopback", false) < 0)
+        if (emit(stdout, "acs_bpf_net_none", 0) < 0 || emit(stdout, "acs_bpf_net_loopback", 1) < 0 ||
+            emit(stdout, "acs_bpf_init", 2) < 0 || emit(stdout, "acs_bpf_init_exec", 3) < 0)
                 return 1;
         return fflush(stdout) == 0 ? 0 : 1;
 }

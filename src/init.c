@@ -12,7 +12,16 @@
  *
  * No libc: it is embedded in acs-launch (src/init-blob.h) and exec'd from
  * the scratch tmpfs, and must start in microseconds.
+ *
+ * It is never reachable from the program (security-model.md): the file is
+ * exec-only (mode 0100) and init holds no capability when it execs it, so
+ * the kernel makes the new image non-dumpable in the exec itself -- there
+ * is no window in which /proc/1/mem could be opened. It starts under the
+ * program's seccomp filter plus init's own, which allows only wait4,
+ * sendto, prctl(PR_SET_DUMPABLE, 0) and exit (src/filter-rules.c).
  */
+#include "sync-proto.h"
+
 #define SYS_sendto 44
 #define SYS_exit_group 231
 #define SYS_wait4 61
@@ -53,23 +62,27 @@ __attribute__((noreturn, used)) void acs_init_main(long *sp)
 {
         long argc = sp[0];
         char **argv = (char **)(sp + 1);
-        /* its memory is nothing secret, but keep the program off /proc/1/mem */
+        /* already non-dumpable from the exec (see the top); belt and braces */
         sys6(SYS_prctl, PR_SET_DUMPABLE, 0, 0, 0, 0, 0);
         long fd = argc > 2 ? to_long(argv[1]) : -1, pid = argc > 2 ? to_long(argv[2]) : -1;
         if (fd < 0 || pid <= 0)
                 sys6(SYS_exit_group, 125, 0, 0, 0, 0, 0);
         for (;;) {
                 int status = 0;
-                long r = sys6(SYS_wait4, -1, (long)&status, WALL, 0, 0, 0);
+                long ru[18]; /* struct rusage: utime, stime (timevals), 14 longs */
+                long r = sys6(SYS_wait4, -1, (long)&status, WALL, (long)ru, 0, 0);
                 if (r == -EINTR)
                         continue;
                 if (r < 0)
                         sys6(SYS_exit_group, 125, 0, 0, 0, 0, 0);
                 if (r == pid) {
-                        unsigned char msg[5] = { 'S' };
-                        unsigned char *p = (unsigned char *)&status;
+                        unsigned char msg[ACS_MSG_STATUS_LEN] = { ACS_MSG_STATUS };
+                        long long cpu = (ru[0] + ru[2]) * 1000000LL + ru[1] + ru[3];
+                        unsigned char *p = (unsigned char *)&status, *q = (unsigned char *)&cpu;
                         for (int i = 0; i < 4; i++)
                                 msg[1 + i] = p[i];
+                        for (int i = 0; i < 8; i++)
+                                msg[5 + i] = q[i];
                         sys6(SYS_sendto, fd, (long)msg, sizeof msg, MSG_NOSIGNAL, 0, 0);
                         sys6(SYS_exit_group, 0, 0, 0, 0, 0, 0);
                 }

@@ -338,7 +338,11 @@ int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, 
         if (init_blob) {
                 /* the fast path's pid 1, kept out of the sandbox's view: it is
                  * exec'd through this fd after W is detached with the old root */
-                if ((r = write_text(W "/acs-init", init_blob, init_len, 0500)) < 0 ||
+                /* exec-only (0100): init execs it without capabilities, so
+                 * it cannot read it, and the kernel makes the new image
+                 * non-dumpable in the exec itself (would_dump) -- no window
+                 * in which the program could open /proc/1/mem */
+                if ((r = write_text(W "/acs-init", init_blob, init_len, 0100)) < 0 ||
                     (*ret_init_fd = open(W "/acs-init", O_PATH | O_CLOEXEC)) < 0)
                         return acs_error_errno(err, r < 0 ? r : -errno, "mount", "placing the sandbox's init");
         }

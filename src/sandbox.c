@@ -11,7 +11,9 @@
  * an acs_error record over the CLOEXEC sync socket, then _exit.
  */
 #include <fcntl.h>
+#include <linux/keyctl.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -46,11 +48,19 @@ static void send_error(int fd, const acs_error *e)
         (void)!send(fd, buf, sizeof buf, MSG_NOSIGNAL);
 }
 
-static void send_status(int fd, char type, int status)
+static void send_started(int fd)
 {
-        char buf[1 + sizeof(int)];
-        buf[0] = type;
+        char buf[1 + sizeof(int32_t)] = { ACS_MSG_STARTED };
+        (void)!send(fd, buf, sizeof buf, MSG_NOSIGNAL);
+}
+
+static void send_status(int fd, int32_t status, const struct rusage *ru)
+{
+        char buf[ACS_MSG_STATUS_LEN] = { ACS_MSG_STATUS };
+        int64_t cpu = (int64_t)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000 + ru->ru_utime.tv_usec +
+                      ru->ru_stime.tv_usec;
         memcpy(buf + 1, &status, sizeof status);
+        memcpy(buf + 1 + sizeof status, &cpu, sizeof cpu);
         (void)!send(fd, buf, sizeof buf, MSG_NOSIGNAL);
 }
 
@@ -73,7 +83,7 @@ static int send_fds(int fd, int a, int b)
         return sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 ? -errno : 0;
 }
 
-int acs_sandbox_read_msg(acs_sandbox *sb, int *ret_status, acs_error *ret_err)
+int acs_sandbox_read_msg(acs_sandbox *sb, int *ret_status, int64_t *ret_cpu_us, acs_error *ret_err)
 {
         char buf[1 + sizeof(acs_error)];
         struct iovec iov = { .iov_base = buf, .iov_len = sizeof buf };
@@ -98,13 +108,23 @@ int acs_sandbox_read_msg(acs_sandbox *sb, int *ret_status, acs_error *ret_err)
                 if (ret_err)
                         memcpy(ret_err, buf + 1, sizeof *ret_err);
                 return ACS_MSG_ERROR;
-        case ACS_MSG_STATUS:
-        case ACS_MSG_STARTED:
-                if ((size_t)n != 1 + sizeof(int))
+        case ACS_MSG_STATUS: {
+                int32_t st;
+                int64_t cpu;
+                if (n != ACS_MSG_STATUS_LEN)
                         return -EBADMSG;
+                memcpy(&st, buf + 1, sizeof st);
+                memcpy(&cpu, buf + 1 + sizeof st, sizeof cpu);
                 if (ret_status)
-                        memcpy(ret_status, buf + 1, sizeof(int));
-                return buf[0];
+                        *ret_status = st;
+                if (ret_cpu_us)
+                        *ret_cpu_us = cpu;
+                return ACS_MSG_STATUS;
+        }
+        case ACS_MSG_STARTED:
+                if ((size_t)n != 1 + sizeof(int32_t))
+                        return -EBADMSG;
+                return ACS_MSG_STARTED;
         case ACS_MSG_FDS: {
                 struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
                 if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(2 * sizeof(int)))
@@ -141,6 +161,11 @@ typedef struct child_ctx {
         gid_t gid;
         bool root_launcher;
         sigset_t saved_mask;
+        acs_filter_prog filter;    /* the program's, prepared before clone (no allocation after) */
+        struct sock_fprog init_filter; /* init's own, on top */
+        int landlock_abi;          /* 0: none */
+        int landlock_fd;           /* the program's ruleset, built by init after pivot_root */
+        acs_shm_bound sysv;
         acs_error err;
 } child_ctx;
 
@@ -204,19 +229,40 @@ static int set_rlimit(int res, uint64_t v)
         return setrlimit(res, &rl) < 0 ? -errno : 0;
 }
 
+/* Lower a limit to at most v (never raise what the launcher had). */
+static int lower_rlimit(int res, uint64_t v)
+{
+        struct rlimit rl;
+        if (getrlimit(res, &rl) < 0)
+                return -errno;
+        if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max <= v)
+                return 0;
+        rl.rlim_cur = rl.rlim_max = v;
+        return setrlimit(res, &rl) < 0 ? -errno : 0;
+}
+
+/* POSIX message queues: their bytes count against RLIMIT_MSGQUEUE, the
+ * Linux default (800 KiB) unless the launcher had less. */
+#define ACS_MSGQUEUE_BYTES 819200
+
 static int apply_rlimits(const acs_sandbox_cfg *cfg, acs_error *err)
 {
         struct rlimit zero = { 0, 0 };
-        if (set_rlimit(RLIMIT_CPU, cfg->rl_cpu) < 0 || set_rlimit(RLIMIT_AS, cfg->rl_as) < 0 ||
+        /* RLIMIT_CPU is each process's backstop, one second over the limit:
+         * the supervisor ends the sandbox at its total CPU time first
+         * (cputime.h), so the kill is ours and the status says cpu. */
+        if (set_rlimit(RLIMIT_CPU, cfg->rl_cpu ? cfg->rl_cpu + 1 : 0) < 0 || set_rlimit(RLIMIT_AS, cfg->rl_as) < 0 ||
             set_rlimit(RLIMIT_NPROC, cfg->rl_nproc) < 0 || set_rlimit(RLIMIT_FSIZE, cfg->rl_fsize) < 0 ||
-            set_rlimit(RLIMIT_NOFILE, cfg->rl_nofile) < 0 || setrlimit(RLIMIT_CORE, &zero) < 0)
+            set_rlimit(RLIMIT_NOFILE, cfg->rl_nofile) < 0 || setrlimit(RLIMIT_CORE, &zero) < 0 ||
+            lower_rlimit(RLIMIT_MSGQUEUE, ACS_MSGQUEUE_BYTES) < 0)
                 return acs_error_errno(err, -errno, "limits", "setrlimit");
         return 0;
 }
 
 /*
- * The program process (pid 2 inside), after vfork from init: I/O, session,
- * limits, privileges, seccomp -- in that order, seccomp last -- then exec.
+ * The program process (pid 2 inside), after vfork from init. It starts
+ * with no capability, no_new_privs and the program's seccomp filter, all
+ * inherited from init; here: I/O, Landlock, session, limits, then exec.
  */
 static _noreturn_ void program_main(child_ctx *c)
 {
@@ -232,6 +278,8 @@ static _noreturn_ void program_main(child_ctx *c)
                 acs_error_errno(err, -errno, "io", "dup2");
                 goto fail;
         }
+        if (c->landlock_fd >= 0 && (r = acs_landlock_restrict(c->landlock_fd, err)) < 0)
+                goto fail;
         /* keep 0,1,2, the sync socket (CLOEXEC: reports exec failure) and the scan fds */
         int keep[] = { c->sync_fd, cfg->scan_fd, cfg->scan_module_fd };
         close_all_except(3, keep, sizeof keep / sizeof *keep);
@@ -250,14 +298,7 @@ static _noreturn_ void program_main(child_ctx *c)
         }
         if ((r = apply_rlimits(cfg, err)) < 0)
                 goto fail;
-        acs_trace(cfg, "program: stdio, session, rlimits");
-        if ((r = acs_drop_privileges(err)) < 0)
-                goto fail;
-        acs_trace(cfg, "program: capabilities dropped, no_new_privs");
-        acs_filter_opts fo = { .net_none = cfg->net == ACS_NET_NONE, .extra_deny = cfg->seccomp_deny };
-        if ((r = acs_filter_install(&fo, err)) < 0)
-                goto fail;
-        acs_trace(cfg, "program: seccomp loaded, exec");
+        acs_trace(cfg, "program: stdio, landlock, session, rlimits; exec");
         sigprocmask(SIG_SETMASK, &c->saved_mask, NULL);
 
         exec_program(cfg);
@@ -268,6 +309,38 @@ static _noreturn_ void program_main(child_ctx *c)
 fail:
         send_error(c->sync_fd, err);
         _exit(err->exit_status ?: 125);
+}
+
+/*
+ * SysV IPC in the sandbox's fresh IPC namespace, sized from the memory
+ * limit: segments, message queues and semaphore sets pin memory outside
+ * any address space. Only a root launcher can do this: the namespace's
+ * sysctls belong to its uid 0, which an unprivileged user namespace does not
+ * map, so there the get calls are denied instead (acs_shm_bound). Run
+ * before the identity switch, on the host's /proc (whose /proc/sys shows
+ * the caller's IPC namespace: the new one).
+ */
+static int limit_ipc(uint64_t memory, acs_error *err)
+{
+        char shmmax[32], shmall[32];
+        snprintf(shmmax, sizeof shmmax, "%llu", (unsigned long long)memory);
+        snprintf(shmall, sizeof shmall, "%llu", (unsigned long long)(memory / 4096 ?: 1));
+        const char *const set[][2] = {
+                { "/proc/sys/kernel/shmmax", shmmax }, { "/proc/sys/kernel/shmall", shmall },
+                { "/proc/sys/kernel/shmmni", "64" },
+                /* 16 queues of 64 KiB: 1 MiB */
+                { "/proc/sys/kernel/msgmni", "16" },   { "/proc/sys/kernel/msgmnb", "65536" },
+                { "/proc/sys/kernel/msgmax", "8192" },
+                /* SEMMSL SEMMNS SEMOPM SEMMNI: 1024 semaphores in all */
+                { "/proc/sys/kernel/sem", "256 1024 32 32" },
+                { "/proc/sys/fs/mqueue/queues_max", "16" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(set); i++) {
+                int r = acs_write_str_at(AT_FDCWD, set[i][0], set[i][1]);
+                if (r < 0 && r != -ENOENT)
+                        return acs_error_errno(err, r, "ipc", "setting %s", set[i][0]);
+        }
+        return 0;
 }
 
 static int setup_identity(child_ctx *c, acs_error *err)
@@ -326,7 +399,11 @@ static int write_maps(const char *who, uid_t uid, gid_t gid, bool root, char pat
         return 0;
 }
 
-/* Fast path: become acs-init (src/init.c), which releases the launcher. */
+/*
+ * Fast path: become acs-init (src/init.c), which releases the launcher.
+ * The sync socket is already inheritable (the one fd init keeps); init's
+ * filter allows execveat, and the exec-only image comes up non-dumpable.
+ */
 static _noreturn_ void exec_init(child_ctx *c, int init_fd, pid_t program)
 {
         char fd_arg[16], pid_arg[16];
@@ -334,13 +411,68 @@ static _noreturn_ void exec_init(child_ctx *c, int init_fd, pid_t program)
         snprintf(pid_arg, sizeof pid_arg, "%d", (int)program);
         char *argv[] = { "acs-init", fd_arg, pid_arg, NULL };
         char *envp[] = { NULL };
-        /* the sync socket is the one fd init keeps across exec */
-        if (fcntl(c->sync_fd, F_SETFD, 0) == 0)
-                syscall(SYS_execveat, init_fd, "", argv, envp, AT_EMPTY_PATH);
+        syscall(SYS_execveat, init_fd, "", argv, envp, AT_EMPTY_PATH);
         /* without init the program dies with us; the launcher reports why */
         acs_error_errno(&c->err, -errno, "init", "cannot start the sandbox's init");
         send_error(c->sync_fd, &c->err);
         _exit(125);
+}
+
+/*
+ * The fork-style path's pid 1: reap everything, report the program's wait
+ * status and CPU time, exit (and the kernel ends the pid namespace).
+ */
+static _noreturn_ void reap_loop(child_ctx *c, pid_t program)
+{
+        for (;;) {
+                int st;
+                struct rusage ru;
+                pid_t p = wait4(-1, &st, __WALL, &ru);
+                if (p < 0 && errno == EINTR)
+                        continue;
+                if (p < 0)
+                        _exit(125);
+                if (p == program) {
+                        send_status(c->sync_fd, st, &ru);
+                        _exit(0);
+                }
+        }
+}
+
+/*
+ * Init's last steps once the program runs: keep nothing it could use (no
+ * fd but the sync socket -- so the output pipes reach EOF when the
+ * program's side closes -- and acs-init's image), load init's own filter on
+ * top of the program's, tell the launcher, and become acs-init or reap.
+ * Until here init was already non-dumpable, without capabilities and
+ * under the program's filter; no step needs more.
+ */
+static _noreturn_ void init_finish(child_ctx *c, int init_fd, pid_t program)
+{
+        close_all_except(0, (int[]){ c->sync_fd, init_fd }, 2);
+        if (c->fast && fcntl(c->sync_fd, F_SETFD, 0) < 0)
+                _exit(125);
+        if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &c->init_filter, 0, 0) < 0)
+                _exit(125);
+        send_started(c->sync_fd);
+        if (c->fast)
+                exec_init(c, init_fd, program);
+        reap_loop(c, program);
+}
+
+/*
+ * The sandbox's own, empty session keyring: the launcher's holds the
+ * caller's keys (a shell's session keyring, ssh or kerberos secrets). Made
+ * after the identity switch, so the sandbox's uid owns it.
+ */
+static int own_keyring(acs_error *err)
+{
+        if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) >= 0 || errno == ENOSYS)
+                return 0;
+        return acs_error_errno(err, -errno, "keyring",
+                               errno == EDQUOT ? "cannot create the sandbox's session keyring: the user's key quota "
+                                                 "is used up (/proc/sys/kernel/keys/maxkeys, maxbytes)"
+                                               : "cannot create the sandbox's session keyring");
 }
 
 static _noreturn_ void init_main(child_ctx *c)
@@ -363,7 +495,7 @@ static _noreturn_ void init_main(child_ctx *c)
                         acs_error_errno(err, r, "userns", "writing %s", path);
                         goto fail;
                 }
-        } else if (read(c->sync_fd, &go, 1) != 1 || go != 'g') {
+        } else if (read(c->sync_fd, &go, 1) != 1 || go != ACS_SYNC_GO) {
                 /* wait until the launcher has written our uid/gid maps */
                 _exit(125);
         }
@@ -380,6 +512,8 @@ static _noreturn_ void init_main(child_ctx *c)
                 goto fail;
         acs_trace(cfg, c->fast ? "userns (vfork-style clone, own maps), sources opened"
                                : "userns (fork-style clone, maps from the launcher), sources opened");
+        if (c->sysv == ACS_SHM_IPC_LIMITS && (r = limit_ipc(cfg->rl_as, err)) < 0)
+                goto fail;
         if ((r = setup_identity(c, err)) < 0)
                 goto fail;
         /* Changing credentials cleared the parent-death signal: set it again,
@@ -414,6 +548,16 @@ static _noreturn_ void init_main(child_ctx *c)
         }
 
         acs_trace(cfg, "mounts: root built, pivoted, old root detached");
+        if (c->landlock_abi > 0 && (c->landlock_fd = acs_landlock_ruleset(cfg, c->landlock_abi, err)) < 0)
+                goto fail;
+        /* From here on init is as confined as the program will be: every
+         * capability gone, no_new_privs, the program's seccomp filter. The
+         * program inherits all three through vfork, so no moment exists in
+         * which it runs while init holds more than it does. */
+        if ((r = own_keyring(err)) < 0 || (r = acs_drop_privileges(err)) < 0 ||
+            (r = acs_filter_load(&c->filter, err)) < 0)
+                goto fail;
+        acs_trace(cfg, "keyring, capabilities dropped, no_new_privs, seccomp");
         /* vfork: no page-table copy; init is suspended until the program execs */
         pid_t pid = vfork();
         if (pid < 0) {
@@ -422,28 +566,7 @@ static _noreturn_ void init_main(child_ctx *c)
         }
         if (pid == 0)
                 program_main(c);
-
-        /* Init keeps nothing the program could use: no fds but the sync socket
-         * (so the output pipes reach EOF when the program's side closes) and no
-         * capabilities. */
-        close_all_except(0, (int[]){ c->sync_fd, init_fd }, 2);
-        if (acs_drop_privileges(NULL) < 0)
-                _exit(125);
-        send_status(c->sync_fd, ACS_MSG_STARTED, 0);
-        if (c->fast)
-                exec_init(c, init_fd, pid);
-        for (;;) {
-                int st;
-                pid_t p = waitpid(-1, &st, __WALL);
-                if (p < 0 && errno == EINTR)
-                        continue;
-                if (p < 0)
-                        _exit(125);
-                if (p == pid) {
-                        send_status(c->sync_fd, ACS_MSG_STATUS, st);
-                        _exit(0);
-                }
-        }
+        init_finish(c, init_fd, pid);
 fail:
         send_error(c->sync_fd, err);
         _exit(err->exit_status ?: 125);
@@ -472,11 +595,45 @@ static int child_trampoline(void *arg)
         init_main(arg);
 }
 
+/*
+ * The layers this sandbox gets, decided before clone so that the child
+ * allocates nothing (a vfork-style child shares our heap): the program's
+ * seccomp program (with the shared-memory calls nothing bounds here), init's
+ * own, and the Landlock ABI.
+ */
+static int prepare_layers(child_ctx *c, bool root, acs_filter_prog *ret_filter, acs_sandbox *sb, acs_error *err)
+{
+        const acs_sandbox_cfg *cfg = c->cfg;
+        bool mem = cfg->rl_as > 0, mem_cgroup = cfg->mem_cgroup && cfg->cgroup_fd >= 0;
+        acs_filter_prog_done(ret_filter);
+        sb->memfd = !mem ? ACS_SHM_UNLIMITED : mem_cgroup ? ACS_SHM_CGROUP : ACS_SHM_DENIED;
+        sb->sysv = !mem ? ACS_SHM_UNLIMITED
+                 : mem_cgroup ? ACS_SHM_CGROUP
+                 : root ? ACS_SHM_IPC_LIMITS
+                        : ACS_SHM_DENIED;
+        c->sysv = sb->sysv;
+        acs_filter_opts fo = { .net_none = cfg->net == ACS_NET_NONE,
+                               .extra_deny = cfg->seccomp_deny,
+                               .deny_memfd = sb->memfd == ACS_SHM_DENIED,
+                               .deny_sysv = sb->sysv == ACS_SHM_DENIED };
+        int r = acs_filter_prepare(&fo, ret_filter, err);
+        if (r < 0)
+                return r;
+        c->filter = *ret_filter;
+        acs_filter_init_prog(c->fast, &c->init_filter);
+        /* no Landlock in this kernel (ENOSYS) or switched off (EOPNOTSUPP): the other layers */
+        r = acs_landlock_abi();
+        c->landlock_abi = sb->landlock_abi = r > 0 ? r : 0;
+        c->landlock_fd = -1;
+        return 0;
+}
+
 int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error *err)
 {
         int sp[2], r;
         acs_sandbox_cfg local = *cfg_in, *cfg = &local;
         _cleanup_close_ int tree = -1;
+        _cleanup_(acs_filter_prog_done) acs_filter_prog filter = { 0 };
         child_ctx c = { .cfg = cfg };
         bool root = real_root();
 
@@ -532,6 +689,8 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
         c.fast = !root && init_blob != NULL && !getenv("ACS_NO_FAST_CLONE");
         if (c.fast)
                 flags |= CLONE_VM | CLONE_VFORK;
+        if ((r = prepare_layers(&c, root, &filter, ret, err)) < 0)
+                goto fail_sock;
         size_t stack_size = 1024 * 1024;
         void *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -555,7 +714,15 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
                 pid = acs_clone3(&ca, sizeof ca, child_trampoline, &c);
                 ret->in_cgroup = pid >= 0;
         }
-        /* no cgroup, or the kernel would not clone into it: the rlimits alone */
+        /* no cgroup, or the kernel would not clone into it: the rlimits alone
+         * (and what the memory cgroup would have bounded is denied instead) */
+        if (pid < 0 && cfg->cgroup_fd >= 0) {
+                local.cgroup_fd = -1;
+                if ((r = prepare_layers(&c, root, &filter, ret, err)) < 0) {
+                        munmap(stack, stack_size);
+                        goto fail_sock;
+                }
+        }
         if (pid < 0)
                 pid = clone(child_trampoline, (char *)stack + stack_size, flags, &c, &pidfd);
         int saved = errno;
@@ -580,7 +747,7 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
                 acs_sandbox_close(ret);
                 return r;
         }
-        if (write(ret->sync_fd, "g", 1) != 1) {
+        if (write(ret->sync_fd, &(char){ ACS_SYNC_GO }, 1) != 1) {
                 r = acs_error_errno(err, -errno, "sync", "starting the sandbox");
                 acs_sandbox_kill(ret);
                 acs_sandbox_close(ret);

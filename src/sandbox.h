@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "profile.h"
+#include "sync-proto.h"
 
 /* Run by root, host ids 1..ACS_ROOT_MAP_LAST are mapped into the sandbox. */
 #define ACS_ROOT_MAP_LAST 65534
@@ -49,9 +50,21 @@ typedef struct acs_sandbox_cfg {
         int scan_fd;            /* our end of the scan socket: policy in, verdict out */
         int scan_module_fd;     /* acs-scan-ext.so */
         int cgroup_fd;          /* the run's cgroup v2 directory to clone into, or -1 */
+        bool mem_cgroup;        /* that cgroup's memory.max bounds the run (shm, memfd included) */
         bool verbose;
         double t0_ms;           /* CLOCK_MONOTONIC ms when the run started (-v) */
 } acs_sandbox_cfg;
+
+/*
+ * How memory the program can pin outside its address space is bounded
+ * (security-model.md): memfd_create and the SysV IPC objects.
+ */
+typedef enum {
+        ACS_SHM_UNLIMITED,  /* no memory limit asked for */
+        ACS_SHM_CGROUP,     /* charged to the run's memory cgroup */
+        ACS_SHM_IPC_LIMITS, /* SysV: the IPC namespace's sysctls, sized from the memory limit */
+        ACS_SHM_DENIED,     /* nothing bounds it here: the syscalls fail with EPERM */
+} acs_shm_bound;
 
 typedef struct acs_sandbox {
         pid_t pid;              /* the sandbox init (pid 1 inside) */
@@ -61,14 +74,16 @@ typedef struct acs_sandbox {
         int lower_fd;
         uid_t inner_uid;
         bool in_cgroup;         /* cloned into cfg->cgroup_fd */
+        /* the layers this sandbox got (the report's confinement object) */
+        int landlock_abi;       /* 0: none (the kernel has no Landlock) */
+        acs_shm_bound memfd, sysv;
 } acs_sandbox;
 
-/* Messages on the sync socket, child -> launcher. */
-enum { ACS_MSG_ERROR = 'E', ACS_MSG_FDS = 'F', ACS_MSG_STARTED = 'R', ACS_MSG_STATUS = 'S' };
 
 int acs_sandbox_spawn(const acs_sandbox_cfg *cfg, acs_sandbox *ret, acs_error *err);
-/* Read one message; returns its type, 0 on EOF, -errno. Fills status/err/fds as applicable. */
-int acs_sandbox_read_msg(acs_sandbox *sb, int *ret_status, acs_error *ret_err);
+/* Read one message; returns its type, 0 on EOF, -errno. Fills status (+ the
+ * program's CPU µs)/err/fds as applicable. */
+int acs_sandbox_read_msg(acs_sandbox *sb, int *ret_status, int64_t *ret_cpu_us, acs_error *ret_err);
 void acs_sandbox_kill(acs_sandbox *sb);
 void acs_sandbox_close(acs_sandbox *sb);
 
@@ -92,3 +107,9 @@ int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, 
                      acs_error *err);
 /* net.c: bring up lo in the new network namespace */
 int acs_net_loopback_up(acs_error *err);
+/* landlock.c: the ABI (> 0), or -errno when the kernel has none; the
+ * program's ruleset, built in init after pivot_root (an fd); the program
+ * restricts itself with it before exec */
+int acs_landlock_abi(void);
+int acs_landlock_ruleset(const acs_sandbox_cfg *cfg, int abi, acs_error *err);
+int acs_landlock_restrict(int ruleset, acs_error *err);

@@ -108,12 +108,14 @@ enum { PF_OUT, PF_ERR, PF_SYNC, PF_PID, PF_TIMER, PF_SIG, PF_CANCEL, PF_SCAN, PF
 static bool handle_msg(acs_sandbox *sb, acs_supervise_out *out, double t0, double *t_start)
 {
         int st = 0;
+        int64_t cpu = 0;
         acs_error ce = { 0 };
-        int r = acs_sandbox_read_msg(sb, &st, &ce);
+        int r = acs_sandbox_read_msg(sb, &st, &cpu, &ce);
         switch (r) {
         case ACS_MSG_STATUS:
                 out->have_status = true;
                 out->wait_status = st;
+                out->program_cpu_us = cpu;
                 out->run_ms = acs_now_ms() - (*t_start ?: t0);
                 return true;
         case ACS_MSG_STARTED:

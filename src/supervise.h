@@ -23,8 +23,10 @@ typedef struct acs_supervise_in {
 typedef struct acs_supervise_out {
         bool have_status;   /* the program's wait status arrived from init */
         int wait_status;
+        int64_t program_cpu_us; /* its CPU time, from the rusage init's wait4 returned */
         bool started;       /* the program was started (exec or in-sandbox interpreter) */
         bool timed_out, cancelled;
+        bool cpu_killed;    /* the sandbox's total CPU time reached cpu_limit_us */
         int launcher_signal; /* SIGTERM etc. received by the launcher */
         bool child_failed;  /* setup failed inside: see child_err */
         acs_error child_err;

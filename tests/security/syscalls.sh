@@ -154,6 +154,8 @@ else
 fi
 
 # --- memfd + exec: whatever is executed is still confined ------------------
+# (without a memory limit: under one, and without a memory cgroup, memfd_create
+# is denied -- tests/security/memory.sh)
 cat >"$TMP/memfd.py" <<'PYEOF'
 import os
 sh = '/usr/bin/dash' if os.path.exists('/usr/bin/dash') else '/usr/bin/sh'
@@ -168,7 +170,7 @@ os.waitpid(pid, 0)
 print('END')
 PYEOF
 chmod 0644 "$TMP/memfd.py"
-run_acs --profile unsafe-python -- "$TMP/memfd.py"
+run_acs --profile unsafe-python --memory 0 -- "$TMP/memfd.py"
 reached "memfd exec probe"
 expect_field MEMFD RAN "control: a binary exec'd from a memfd runs"
 expect_field Seccomp 2 "memfd-exec'd binary still has the seccomp filter"

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The sync socket between the sandbox and the launcher: one definition for
+ * both ends. Included by src/sandbox.c and by the freestanding pid 1
+ * (src/init.c), so it holds nothing but fixed-width types and constants.
+ *
+ * The socket is a SOCK_SEQPACKET pair: one message per send, its first byte
+ * the type. Only the sandbox's init holds its end once the program runs
+ * (the program's copy is O_CLOEXEC and gone at its exec), so nothing the
+ * program controls can write to it.
+ *
+ *   launcher -> init   ACS_SYNC_GO        (fork-style path: the maps are written)
+ *   init -> launcher   ACS_MSG_FDS        + SCM_RIGHTS: overlay upper, lower
+ *                      ACS_MSG_STARTED    + int32 0: the program was started
+ *                      ACS_MSG_STATUS     + int32 wait status + int64 CPU µs
+ *                      ACS_MSG_ERROR      + acs_error (setup failed)
+ */
+#pragma once
+
+#include <stdint.h>
+
+#define ACS_SYNC_GO 'g'
+
+enum { ACS_MSG_ERROR = 'E', ACS_MSG_FDS = 'F', ACS_MSG_STARTED = 'R', ACS_MSG_STATUS = 'S' };
+
+/*
+ * ACS_MSG_STATUS, after the type byte (native byte order, unaligned):
+ * the program's wait status, then its CPU time (user + system, µs, from the
+ * rusage wait4 returned: the program and every descendant it waited for).
+ * The CPU time is how a RLIMIT_CPU kill is told from any other SIGKILL.
+ */
+#define ACS_MSG_STATUS_LEN (1 + 4 + 8)
