@@ -14,7 +14,7 @@ enum opt_id {
         OPT_PROFILE, OPT_WORKSPACE, OPT_TIMEOUT, OPT_MEMORY, OPT_MAX_TOKENS, OPT_NET,
         OPT_RO_BIND, OPT_BIND, OPT_TMPFS, OPT_SETENV, OPT_UNSETENV, OPT_CHDIR, OPT_APPLY,
         OPT_PATCH, OPT_KEEP, OPT_JSON, OPT_REPORT, OPT_QUIET, OPT_VERBOSE, OPT_VERSION,
-        OPT_HELP, OPT_CODE, OPT_MAX_CONCURRENCY,
+        OPT_HELP, OPT_CODE, OPT_MAX_CONCURRENCY, OPT_CPU,
 };
 
 typedef struct opt_def {
@@ -29,6 +29,7 @@ static const opt_def opts_table[] = {
         { "workspace", 'w', 1, OPT_WORKSPACE },
         { "timeout", 0, 1, OPT_TIMEOUT },
         { "memory", 0, 1, OPT_MEMORY },
+        { "cpu", 0, 1, OPT_CPU },
         { "max-tokens", 0, 1, OPT_MAX_TOKENS },
         { "net", 0, 1, OPT_NET },
         { "ro-bind", 0, 2, OPT_RO_BIND },
@@ -193,6 +194,15 @@ static int apply_opt(acs_options *o, const opt_def *d, const char *spelled, cons
                         goto bad;
                 o->has_memory = true;
                 return 0;
+        case OPT_CPU: {
+                /* whole seconds, fractions round up (as the profile key) */
+                double secs;
+                if (acs_parse_seconds(a, &secs) < 0 || secs > 1e9)
+                        goto bad;
+                o->cpu = (uint64_t)secs + ((double)(uint64_t)secs < secs);
+                o->has_cpu = true;
+                return 0;
+        }
         case OPT_MAX_TOKENS:
                 if (acs_parse_uint(a, &o->max_tokens) < 0)
                         goto bad;
@@ -385,6 +395,7 @@ void acs_cli_usage(FILE *out)
               "  -p, --profile NAME|PATH   policy profile (default 'default'; 'shell' for exec)\n"
               "  -w, --workspace DIR       host directory shown at /workspace (overlay lower layer)\n"
               "      --timeout SEC         wall-clock limit        --memory SIZE   address-space limit\n"
+              "      --cpu SEC             CPU time of the whole sandbox\n"
               "      --max-tokens N        output budget           --net none|loopback\n"
               "      --ro-bind SRC DEST    --bind SRC DEST         --tmpfs DEST\n"
               "      --setenv VAR VALUE    --unsetenv VAR          --chdir DIR\n"

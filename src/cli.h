@@ -32,9 +32,10 @@ typedef struct acs_options {
         char *profile;       /* NULL: default for the command */
         char *workspace;
         /* overrides; has_* says whether given */
-        bool has_timeout, has_memory, has_max_tokens, has_net;
+        bool has_timeout, has_memory, has_max_tokens, has_net, has_cpu;
         double timeout;
         uint64_t memory;
+        uint64_t cpu;        /* seconds: the whole sandbox's CPU time */
         uint64_t max_tokens;
         int net;             /* acs_net_mode */
         acs_mount_opt *mounts;

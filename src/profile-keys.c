@@ -22,7 +22,7 @@ static const char *const apply_modes[] = { "success", "always", "never", NULL };
 static const char *const ansi_modes[] = { "strip", "keep", NULL };
 
 const char *const acs_profile_lockable[] = {
-        "timeout", "memory", "max_tokens", "net", "bind", "env", "workspace", "apply", NULL
+        "timeout", "memory", "cpu", "max_tokens", "net", "bind", "env", "workspace", "apply", NULL
 };
 
 /* Alternative spellings for [profile] locked, mapped to the canonical name. */
@@ -145,11 +145,19 @@ const acs_profile_key acs_profile_key_table[] = {
           .doc = "Wall-clock limit in seconds (fractions allowed). At the limit the whole "
                  "sandbox is killed and the exit status is 124." },
         { "limits", "cpu", ACS_KEY_CPU, OFF(cpu), .zero_is_none = true, .def = "5",
-          .doc = "CPU time limit in seconds (RLIMIT_CPU; fractions round up)." },
+          .doc = "CPU time limit in seconds for the whole sandbox: every process's CPU time "
+                 "together (fractions round up). The run's cgroup counts it exactly where one is "
+                 "delegated (cpu.stat); otherwise the launcher sums the sandbox's process tree and "
+                 "kills it at the limit. Each process also has RLIMIT_CPU one second above it as a "
+                 "backstop. A kill at the limit is status \\fBcpu\\fR." },
         { "limits", "memory", ACS_KEY_SIZE, OFF(memory), .min = 16 * MIB, .zero_is_none = true,
           .def = "256M",
-          .doc = "Memory limit: the address-space rlimit (RLIMIT_AS), and memory.max of "
-                 "the run's cgroup when one is delegated." },
+          .doc = "Memory limit: the address-space rlimit of each process (RLIMIT_AS), and "
+                 "memory.max of the run's cgroup when one is delegated (which also counts shared "
+                 "memory and tmpfs pages). Memory that can be pinned outside any address space "
+                 "stays bounded without that cgroup too: memfd_create is denied, and SysV IPC is "
+                 "sized from this limit in the sandbox's IPC namespace (root launcher) or denied. "
+                 "\\fB0\\fR (no limit) allows both." },
         { "limits", "processes", ACS_KEY_UINT, OFF(processes), .min = 1, .max = 1 << 22,
           .def = "32",
           .doc = "Most processes and threads at once: RLIMIT_NPROC of the sandbox's user, "

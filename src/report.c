@@ -171,6 +171,7 @@ const char *acs_status_to_string(acs_status s)
                 [ACS_STATUS_EXITED] = "exited",     [ACS_STATUS_TIMEOUT] = "timeout",
                 [ACS_STATUS_SIGNALED] = "signaled", [ACS_STATUS_MEMORY] = "memory",
                 [ACS_STATUS_REJECTED] = "rejected", [ACS_STATUS_ERROR] = "error",
+                [ACS_STATUS_CPU] = "cpu",
         };
         if ((unsigned)s < ELEMENTSOF(names) && names[s])
                 return names[s];
@@ -231,7 +232,28 @@ static struct json_object *limits_to_json(const acs_limits_result *l)
         add(o, "open_files", json_object_new_uint64(l->open_files));
         add(e, "memory", json_object_new_string(l->memory_enforced ? l->memory_enforced : "none"));
         add(e, "processes", json_object_new_string(l->processes_enforced ? l->processes_enforced : "none"));
+        add(e, "cpu", json_object_new_string(l->cpu_enforced ? l->cpu_enforced : "none"));
+        add(e, "memfd", json_object_new_string(l->memfd_enforced ? l->memfd_enforced : "none"));
+        add(e, "sysv_ipc", json_object_new_string(l->sysv_enforced ? l->sysv_enforced : "none"));
+        add(e, "tmpfs", json_object_new_string(l->tmpfs_enforced ? l->tmpfs_enforced : "size"));
         add(o, "enforced", e);
+        return o;
+}
+
+static struct json_object *confinement_to_json(const acs_confinement *c)
+{
+        static const char *const ns[] = { "user", "mount", "pid", "net", "ipc", "uts", "cgroup" };
+        if (!c->present)
+                return NULL;
+        struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+        for (size_t i = 0; i < ELEMENTSOF(ns); i++)
+                json_object_array_add(a, json_object_new_string(ns[i]));
+        add(o, "namespaces", a);
+        add(o, "capabilities", json_object_new_array());
+        add(o, "no_new_privs", json_object_new_boolean(1));
+        add(o, "seccomp", json_object_new_boolean(1));
+        add(o, "landlock", c->landlock_abi > 0 ? json_object_new_int(c->landlock_abi) : NULL);
+        add(o, "cgroup", c->cgroup ? json_object_new_string(c->cgroup) : NULL);
         return o;
 }
 
@@ -254,6 +276,7 @@ struct json_object *acs_report_to_json(const acs_report *r)
         else if (r->apply_skipped)
                 add(o, "apply", json_object_new_string("skipped: the run did not succeed"));
         add(o, "limits", limits_to_json(&r->limits));
+        add(o, "confinement", confinement_to_json(&r->confinement));
 
         struct json_object *u = json_object_new_object();
         add(u, "wall_ms", jnum(r->wall_ms));
@@ -312,6 +335,7 @@ void acs_report_done(acs_report *r)
         if (r->have_apply)
                 acs_apply_result_free(&r->apply);
         free(r->error);
+        free(r->confinement.cgroup);
         *r = (acs_report){};
 }
 
@@ -325,6 +349,9 @@ static void summary_status(strbuf *b, const acs_report *r)
         case ACS_STATUS_MEMORY:
                 sb_printf(b, "killed: memory limit of %llu bytes reached",
                           (unsigned long long)r->limits.memory);
+                break;
+        case ACS_STATUS_CPU:
+                sb_printf(b, "killed: CPU-time limit of %llu s reached", (unsigned long long)r->limits.cpu_s);
                 break;
         case ACS_STATUS_SIGNALED: {
                 const char *name = r->signal > 0 ? sigabbrev_np(r->signal) : NULL;

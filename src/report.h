@@ -16,6 +16,7 @@ typedef enum {
         ACS_STATUS_MEMORY,
         ACS_STATUS_REJECTED,
         ACS_STATUS_ERROR,
+        ACS_STATUS_CPU,  /* killed at the CPU-time limit (the sandbox's total, or one process's) */
 } acs_status;
 
 typedef struct acs_finding {
@@ -50,7 +51,18 @@ typedef struct acs_limits_result {
         uint64_t memory, processes, cpu_s, file_size, open_files;
         const char *memory_enforced;    /* "cgroup2" | "rlimit" | "none" */
         const char *processes_enforced;
+        const char *cpu_enforced;       /* "cgroup2" | "sampled" | "none": the sandbox's total */
+        const char *memfd_enforced;     /* "cgroup2" | "denied" | "none" */
+        const char *sysv_enforced;      /* "cgroup2" | "ipc-limits" | "denied" | "none" */
+        const char *tmpfs_enforced;     /* "size": workspace_size bounds /tmp, /dev/shm, the upper layer */
 } acs_limits_result;
+
+/* The layers a run really got (the report's confinement object). */
+typedef struct acs_confinement {
+        bool present;          /* a sandbox was created */
+        int landlock_abi;      /* 0: none */
+        char *cgroup;          /* the run's cgroup v2 (path in the hierarchy), or NULL; owned */
+} acs_confinement;
 
 typedef struct acs_report {
         acs_status status;
@@ -65,6 +77,7 @@ typedef struct acs_report {
         bool have_apply;
         bool apply_skipped;     /* --apply, but the run did not succeed (profile apply=success) */
         acs_limits_result limits;
+        acs_confinement confinement;
         double wall_ms, user_ms, sys_ms;
         long max_rss_kb;
         double scan_ms, setup_ms, run_ms, diff_ms;

@@ -214,6 +214,10 @@ static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p
                                 return r;
                         c->rl_as = o->memory;
                 }
+                if (o->has_cpu) {
+                        if ((r = check_locked(prof, "cpu", prof->cpu > 0 && (o->cpu == 0 || o->cpu > prof->cpu), err)) < 0)
+                                return r;
+                }
                 if (o->has_max_tokens) {
                         if ((r = check_locked(prof, "max_tokens", o->max_tokens > prof->max_tokens, err)) < 0)
                                 return r;
@@ -232,7 +236,7 @@ static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p
                         return r;
         }
         c->hostname = prof->hostname ? prof->hostname : "sandbox";
-        c->rl_cpu = prof->cpu;
+        c->rl_cpu = o && o->has_cpu ? o->cpu : prof->cpu;
         c->rl_nproc = prof->processes;
         c->rl_fsize = prof->file_size;
         c->rl_nofile = prof->open_files;
@@ -350,6 +354,55 @@ static void fill_limits(acs_report *rep, const plan *p)
         /* rlimits always; acs_run says cgroup2 where the run's cgroup sets the limit too */
         rep->limits.memory_enforced = p->cfg.rl_as ? "rlimit" : "none";
         rep->limits.processes_enforced = p->cfg.rl_nproc ? "rlimit" : "none";
+        /* the sandbox's total, sampled from init's process tree unless a cgroup counts it */
+        rep->limits.cpu_enforced = p->cfg.rl_cpu ? "sampled" : "none";
+        rep->limits.tmpfs_enforced = "size";
+}
+
+/* How the sandbox bounded what can be pinned outside an address space. */
+static const char *shm_enforced(acs_shm_bound b)
+{
+        switch (b) {
+        case ACS_SHM_CGROUP: return "cgroup2";
+        case ACS_SHM_IPC_LIMITS: return "ipc-limits";
+        case ACS_SHM_DENIED: return "denied";
+        case ACS_SHM_UNLIMITED:
+        default: return "none";
+        }
+}
+
+/* The report's confinement and enforcement facts, once the sandbox exists. */
+static void fill_confinement(acs_report *rep, const acs_sandbox *sb, const acs_cgroup *cg)
+{
+        rep->confinement.present = true;
+        rep->confinement.landlock_abi = sb->landlock_abi;
+        if (sb->in_cgroup) {
+                /* honest: say cgroup2 only for the limits this cgroup really sets */
+                if (cg->memory)
+                        rep->limits.memory_enforced = "cgroup2";
+                if (cg->pids)
+                        rep->limits.processes_enforced = "cgroup2";
+                if (rep->limits.cpu_s)
+                        rep->limits.cpu_enforced = "cgroup2";
+                rep->confinement.cgroup = strdup(cg->path);
+        }
+        rep->limits.memfd_enforced = shm_enforced(sb->memfd);
+        rep->limits.sysv_enforced = shm_enforced(sb->sysv);
+}
+
+/*
+ * A CPU-limit kill, from kernel evidence only: the supervisor's own kill at
+ * the sandbox's total, or the program killed by its RLIMIT_CPU backstop
+ * (SIGKILL at the hard limit, SIGXCPU at the soft one) after using at least
+ * the limit itself (its rusage from init's wait4, which it cannot forge).
+ */
+static bool cpu_limit_kill(const acs_report *rep, const acs_supervise_out *so)
+{
+        if (so->cpu_killed)
+                return true;
+        int64_t limit_us = (int64_t)rep->limits.cpu_s * 1000000;
+        return limit_us > 0 && rep->status == ACS_STATUS_SIGNALED &&
+               (rep->signal == SIGKILL || rep->signal == SIGXCPU) && so->program_cpu_us >= limit_us;
 }
 
 static void classify(acs_report *rep, const acs_supervise_out *so)
@@ -574,23 +627,21 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         double t_spawn = acs_now_ms();
         if (p.cfg.verbose)
                 fprintf(stderr, "acs-launch: %8.3f ms  plan ready (profile %s)\n", t_spawn - t0, prof->name);
-        if (p.cfg.rl_as || p.cfg.rl_nproc) {
+        if (p.cfg.rl_as || p.cfg.rl_nproc || p.cfg.rl_cpu) {
                 const char *why = NULL;
-                if (acs_cgroup_create(p.cfg.rl_as, p.cfg.rl_nproc, &cg, &why) > 0)
+                if (acs_cgroup_create(p.cfg.rl_as, p.cfg.rl_nproc, &cg, &why) > 0) {
                         p.cfg.cgroup_fd = cg.dir_fd;
+                        p.cfg.mem_cgroup = cg.memory;
+                }
                 if (p.cfg.verbose)
                         fprintf(stderr, "acs-launch: %8.3f ms  cgroup: %s%s%s%s\n", acs_now_ms() - t0,
                                 cg.dir_fd >= 0 ? cg.path : "none, rlimits only: ", cg.dir_fd >= 0 ? "" : why,
                                 cg.memory ? " (memory.max)" : "", cg.pids ? " (pids.max)" : "");
         }
         r = acs_sandbox_spawn(&p.cfg, &sb, err);
-        if (r >= 0 && sb.in_cgroup) {
-                /* honest: say cgroup2 only for the limits this cgroup really sets */
-                if (cg.memory)
-                        rep->limits.memory_enforced = "cgroup2";
-                if (cg.pids)
-                        rep->limits.processes_enforced = "cgroup2";
-        } else
+        if (r >= 0)
+                fill_confinement(rep, &sb, &cg);
+        if (r < 0 || !sb.in_cgroup)
                 acs_cgroup_destroy(&cg);
         closep(&outp[1]);
         closep(&errp[1]);
@@ -602,6 +653,8 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
 
         acs_supervise_in si = { .sb = &sb, .out_fd = outp[0], .err_fd = errp[0], .scan_fd = scanp[0],
                                 .signal_fd = sigfd, .cancel_fd = req->cancel_fd, .timeout_s = p.timeout,
+                                .cpu_limit_us = (int64_t)p.cfg.rl_cpu * 1000000,
+                                .cgroup_fd = sb.in_cgroup ? cg.dir_fd : -1,
                                 .stream = req->stream, .shield = shield, .t_spawn = t_spawn,
                                 .trace_t0 = p.cfg.verbose ? t0 : 0 };
         r = acs_supervise(&si, &so, err);
@@ -613,6 +666,13 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         /* the kernel's OOM killer in the run's cgroup: a memory-limit kill */
         if (rep->status == ACS_STATUS_SIGNALED && rep->signal == SIGKILL && acs_cgroup_oom_kills(&cg) > 0)
                 rep->status = ACS_STATUS_MEMORY;
+        else if (rep->status != ACS_STATUS_TIMEOUT && cpu_limit_kill(rep, &so)) {
+                rep->status = ACS_STATUS_CPU;
+                if (!rep->signal) {
+                        rep->signal = SIGKILL;
+                        rep->exit_code = 128 + SIGKILL;
+                }
+        }
         bool verdict = false;
         if (so.scan_line) {
                 acs_scan_result sr = { 0 };
@@ -646,9 +706,6 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         if (p.cfg.verbose)
                 fprintf(stderr, "acs-launch: %8.3f ms  output clipped, workspace diffed (%.3f ms)\n",
                         acs_now_ms() - t0, rep->diff_ms);
-        if (rep->status == ACS_STATUS_EXITED && rep->exit_code != 0 && rep->limits.memory &&
-            rep->err.text && strstr(rep->err.text, "MemoryError"))
-                rep->status = ACS_STATUS_MEMORY;
         rep->setup_ms = so.setup_ms;
         rep->run_ms = so.run_ms;
         rep->user_ms = (double)so.ru.ru_utime.tv_sec * 1e3 + (double)so.ru.ru_utime.tv_usec / 1e3;

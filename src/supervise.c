@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "cputime.h"
 #include "supervise.h"
 
 #define SCAN_LINE_MAX (4u << 20)
@@ -78,18 +79,44 @@ static int read_scan(int fd, char **buf, size_t *len)
         return 1;
 }
 
-static int arm_timer(double seconds)
+static int set_timer(int fd, double seconds)
 {
-        int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-        if (fd < 0)
-                return -errno;
         struct itimerspec its = { 0 };
         its.it_value.tv_sec = (time_t)seconds;
         its.it_value.tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9);
         if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
                 its.it_value.tv_nsec = 1;
-        if (timerfd_settime(fd, 0, &its, NULL) < 0) {
-                int r = -errno;
+        return timerfd_settime(fd, 0, &its, NULL) < 0 ? -errno : 0;
+}
+
+/*
+ * The CPU sampler's tick: read the sandbox's total, kill at the limit, else
+ * sleep for what is left divided by the CPUs that could use it. A sandbox
+ * whose processes cannot be read any more is ending: no more samples.
+ */
+static void cpu_tick(const acs_supervise_in *in, int fd, acs_supervise_out *out)
+{
+        uint64_t expirations;
+        int64_t used = 0;
+        (void)!read(fd, &expirations, sizeof expirations);
+        if (acs_sandbox_cpu_us(in->cgroup_fd, in->sb->pid, &used) < 0)
+                return;
+        if (used >= in->cpu_limit_us) {
+                out->cpu_killed = true;
+                acs_sandbox_kill(in->sb);
+                return;
+        }
+        int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+        (void)set_timer(fd, (double)acs_cpu_next_sample_ms(in->cpu_limit_us, used, ncpu) / 1e3);
+}
+
+static int arm_timer(double seconds)
+{
+        int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        int r = set_timer(fd, seconds);
+        if (r < 0) {
                 close(fd);
                 return r;
         }
@@ -102,7 +129,7 @@ static void trace(const acs_supervise_in *in, const char *what)
                 fprintf(stderr, "acs-launch: %8.3f ms  %s\n", acs_now_ms() - in->trace_t0, what);
 }
 
-enum { PF_OUT, PF_ERR, PF_SYNC, PF_PID, PF_TIMER, PF_SIG, PF_CANCEL, PF_SCAN, PF_MAX };
+enum { PF_OUT, PF_ERR, PF_SYNC, PF_PID, PF_TIMER, PF_SIG, PF_CANCEL, PF_SCAN, PF_CPU, PF_MAX };
 
 /* One message from the sandbox; false at EOF. */
 static bool handle_msg(acs_sandbox *sb, acs_supervise_out *out, double t0, double *t_start)
@@ -140,7 +167,7 @@ static bool handle_msg(acs_sandbox *sb, acs_supervise_out *out, double t0, doubl
 int acs_supervise(const acs_supervise_in *in, acs_supervise_out *out, acs_error *err)
 {
         struct pollfd p[PF_MAX];
-        _cleanup_close_ int timer = -1;
+        _cleanup_close_ int timer = -1, cpu_timer = -1;
         _cleanup_free_ char *scan = NULL;
         size_t scan_len = 0;
         bool out_open = true, err_open = true, sync_open = true, dead = false, scan_open = in->scan_fd >= 0;
@@ -149,6 +176,11 @@ int acs_supervise(const acs_supervise_in *in, acs_supervise_out *out, acs_error 
 
         if (in->timeout_s > 0 && (timer = arm_timer(in->timeout_s)) < 0)
                 return acs_error_errno(err, timer, "supervise", "timerfd");
+        /* no sample before the fastest possible burn of the whole budget */
+        if (in->cpu_limit_us > 0 &&
+            (cpu_timer = arm_timer((double)acs_cpu_next_sample_ms(in->cpu_limit_us, 0,
+                                                                  (int)sysconf(_SC_NPROCESSORS_ONLN)) / 1e3)) < 0)
+                return acs_error_errno(err, cpu_timer, "supervise", "timerfd");
 
         while (out_open || err_open || !dead || scan_open) {
                 for (int i = 0; i < PF_MAX; i++)
@@ -163,6 +195,7 @@ int acs_supervise(const acs_supervise_in *in, acs_supervise_out *out, acs_error 
                         p[PF_PID].fd = in->sb->pidfd;
                         p[PF_TIMER].fd = timer;
                         p[PF_CANCEL].fd = in->cancel_fd;
+                        p[PF_CPU].fd = cpu_timer;
                 }
                 p[PF_SIG].fd = in->signal_fd;
                 if (scan_open)
@@ -198,6 +231,8 @@ int acs_supervise(const acs_supervise_in *in, acs_supervise_out *out, acs_error 
                         out->timed_out = true;
                         acs_sandbox_kill(in->sb);
                 }
+                if (p[PF_CPU].revents)
+                        cpu_tick(in, cpu_timer, out);
                 if (p[PF_CANCEL].revents) {
                         out->cancelled = true;
                         acs_sandbox_kill(in->sb);

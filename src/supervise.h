@@ -14,6 +14,8 @@ typedef struct acs_supervise_in {
         int signal_fd;      /* signalfd for SIGTERM/SIGINT/SIGHUP, or -1 */
         int cancel_fd;      /* -1, or readable/hangup => kill */
         double timeout_s;   /* 0 = none */
+        int64_t cpu_limit_us; /* the sandbox's total CPU time; 0 = none (cputime.h) */
+        int cgroup_fd;      /* the run's cgroup (cpu.stat), or -1: init's process tree */
         bool stream;        /* pass the live head through to fds 1 and 2 */
         acs_shield *shield;
         double t_spawn;     /* acs_now_ms() when the clone began (setup_ms counts from it) */

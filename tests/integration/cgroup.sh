@@ -137,6 +137,22 @@ kill $spid
 wait $spid 2>/dev/null
 rmdir "$other"
 
+# the sandbox's total CPU time, from the run's cpu.stat (no controller needed)
+cat >"$TMP/spin.py" <<'EOF'
+import os
+for i in range(3):
+    if os.fork() == 0:
+        break
+while True:
+    pass
+EOF
+chmod 644 "$TMP/spin.py"
+in_cg "$CG" "$ACS" --json --profile unsafe-python --cpu 1 --timeout 60 -- "$TMP/spin.py" >"$TMP/o" 2>"$TMP/e"
+is "$(json_get .status <"$TMP/o")" cpu "root, delegated: forked spinners end at the cgroup's CPU total (status cpu)"
+is "$(json_get .limits.enforced.cpu <"$TMP/o")" cgroup2 "root, delegated: the report says the cgroup counts the CPU time"
+contains "$(json_get .confinement.cgroup <"$TMP/o")" "acs-run-" "root, delegated: confinement names the run's cgroup"
+is "$(runs_in "$CG")" "" "root, delegated: after a CPU kill the run's cgroup is gone"
+
 # honest report: cgroup2 only where the controller exists
 ctl=$(cat "$CG/cgroup.controllers")
 in_cg "$CG" "$ACS" --json --profile unsafe-python -- "$TMP/where.py" >"$TMP/o" 2>"$TMP/e"

@@ -609,9 +609,12 @@ static void prefixed_matches_runtime(void)
         };
         static const uint32_t arches[] = { AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, 0x12345678 };
 
-        for (size_t s = 0; s < ELEMENTSOF(sets); s++)
+        /* the shared-memory denials (no memory cgroup) go the same way */
+        for (size_t s = 0; s < ELEMENTSOF(sets) + 3; s++)
                 for (int m = 0; m < 2; m++) {
-                        acs_filter_opts o = { .net_none = m, .extra_deny = sets[s] };
+                        size_t u = s < ELEMENTSOF(sets) ? 0 : s - ELEMENTSOF(sets) + 1;
+                        acs_filter_opts o = { .net_none = m, .extra_deny = u ? sets[u] : sets[s],
+                                              .deny_memfd = u & 1, .deny_sysv = u >= 2 };
                         acs_filter_prog pre = { 0 }, rt = { 0 };
                         acs_error err = { 0 };
                         long diffs = 0, checked = 0;
@@ -644,8 +647,47 @@ static void prefixed_matches_runtime(void)
                 }
 }
 
+/* pid 1's own filter: only what init does; anything else kills it */
+static void init_filter_tests(void)
+{
+#if defined(__x86_64__)
+        static const struct {
+                int nr;
+                uint64_t a0, a1;
+                bool exec, allowed;
+        } t[] = {
+                { __NR_wait4, 0, 0, false, true },       { __NR_sendto, 0, 0, false, true },
+                { __NR_exit_group, 0, 0, false, true },  { __NR_rt_sigreturn, 0, 0, false, true },
+                { __NR_prctl, PR_SET_DUMPABLE, 0, false, true },
+                { __NR_prctl, PR_SET_DUMPABLE, 1, false, false },
+                { __NR_prctl, PR_SET_NO_NEW_PRIVS, 0, false, false },
+                { __NR_execveat, 0, 0, false, false },   { __NR_execveat, 0, 0, true, true },
+                { __NR_execve, 0, 0, true, false },      { __NR_openat, 0, 0, false, false },
+                { __NR_io_uring_setup, 0, 0, false, false }, { __NR_keyctl, 0, 0, false, false },
+                { __NR_socket, AF_PACKET, 0, false, false }, { __NR_unshare, 0, 0, false, false },
+                { __NR_ptrace, 0, 0, false, false },     { __NR_write, 1, 0, false, false },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+                struct sock_fprog p;
+                acs_filter_init_prog(t[i].exec, &p);
+                struct seccomp_data d = { .nr = t[i].nr, .arch = AUDIT_ARCH_X86_64, .args = { t[i].a0, t[i].a1 } };
+                uint32_t r = bpf_run(p.filter, p.len, &d);
+                uint32_t want = t[i].allowed ? SECCOMP_RET_ALLOW : SECCOMP_RET_KILL_PROCESS;
+                ok((r & SECCOMP_RET_ACTION_FULL) == want, "init filter%s: syscall %d (%llu, %llu) %s", t[i].exec ? " (exec)" : "",
+                   t[i].nr, (unsigned long long)t[i].a0, (unsigned long long)t[i].a1, t[i].allowed ? "allowed" : "kills");
+        }
+        struct sock_fprog p;
+        acs_filter_init_prog(false, &p);
+        struct seccomp_data x32 = { .nr = __NR_wait4 | __X32_SYSCALL_BIT, .arch = AUDIT_ARCH_X86_64 };
+        struct seccomp_data i386 = { .nr = 7, .arch = AUDIT_ARCH_I386 };
+        ok((bpf_run(p.filter, p.len, &x32) & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_KILL_PROCESS, "init filter: x32 kills");
+        ok((bpf_run(p.filter, p.len, &i386) & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_KILL_PROCESS, "init filter: i386 kills");
+#endif
+}
+
 int main(void)
 {
+        init_filter_tests();
         generated_matches_runtime();
         prefixed_matches_runtime();
         bpf_tests();

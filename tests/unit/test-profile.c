@@ -69,7 +69,7 @@ static const struct {
 } key_cases[] = {
         { "profile", "description", "Some words, with commas", NULL },
         { "profile", "inherit", "base", "two names" },
-        { "profile", "locked", "timeout memory, net", "timeout cpu" },
+        { "profile", "locked", "timeout memory, net cpu", "timeout disk" },
         { "scan", "mode", "warn", "strict" },
         { "scan", "allow_imports", "math, json xml.dom", "os/path" },
         { "scan", "deny_builtins", "eval exec", "ev-al" },
