@@ -17,10 +17,13 @@
  * is detached in one step; the overlay, the binds and the fds handed to
  * the launcher keep W's superblock alive until the run is over.
  */
+#include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sched.h>
 #include <signal.h>
@@ -70,6 +73,10 @@ static int make_target(const char *inside, bool dir, char *buf, size_t len)
                 return -ENAMETOOLONG;
         if (dir)
                 return mkdir_p(buf, 0755);
+        /* already there (a socket in a read-only overlay bind): mount over it */
+        struct stat st;
+        if (fstatat(AT_FDCWD, buf, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
+                return 0;
         char *slash = strrchr(buf, '/');
         *slash = '\0';
         int r = mkdir_p(buf, 0755);
@@ -95,6 +102,115 @@ static int bind_fd(int fd, const char *target, bool ro, acs_error *err, const ch
         if (r < 0)
                 return acs_error_errno(err, r, "mount", "making %s %s", what, ro ? "read-only" : "nosuid");
         return 0;
+}
+
+/*
+ * A read-only directory, shown through overlayfs rather than bound:
+ * connect(2) to a unix socket needs write permission on the socket's
+ * inode, not a writable mount, so a plain read-only bind leaves every host
+ * socket inside reachable (docker.sock, an ssh or gpg agent, X11). An
+ * overlay's files are inodes of its own, to which no socket is bound:
+ * connect() fails with ECONNREFUSED. The lower is named by fd, so the host
+ * path stays out of /proc/self/mountinfo as well. overlayfs wants two lower
+ * layers when there is no upper one: the second is the empty W/empty.
+ * Mounts below src are not shown (an overlay layer is one file system).
+ */
+static int overlay_ro(int src_fd, const char *target, const char *what, acs_error *err)
+{
+        char opts[96];
+        snprintf(opts, sizeof opts, "lowerdir=/proc/self/fd/%d:" W "/empty,userxattr", src_fd);
+        if (mount("overlay", target, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, opts) < 0)
+                return acs_error_errno(err, -errno, "mount", "showing %s read-only (through overlayfs)", what);
+        return 0;
+}
+
+/* How far cover_sockets() looks into a read-write bind. */
+#define COVER_MAX_ENTRIES 100000
+#define COVER_MAX_DEPTH 64
+
+/*
+ * A read-write bind is the host directory itself (an overlay could not
+ * write through), so its sockets are reachable unless covered: each one
+ * found gets /dev/null bound over it. Recursive on the stack (a
+ * vfork-style child must not allocate), bounded in depth and entries; a
+ * bigger tree is refused rather than shown unchecked. A socket a host
+ * process creates there during the run is not covered: acs-launch(1)
+ * says so.
+ */
+static int cover_sockets(int dfd, char *path, size_t len, int depth, unsigned *count, acs_error *err)
+{
+        char buf[2048];
+        if (depth > COVER_MAX_DEPTH)
+                return acs_error_set(err, -ELOOP, "mount", "a read-write bind nests deeper than %d directories "
+                                     "(%s): too deep to check for host sockets; bind a smaller directory",
+                                     COVER_MAX_DEPTH, path + sizeof N - 1);
+        for (;;) {
+                long n = syscall(SYS_getdents64, dfd, buf, sizeof buf);
+                if (n < 0)
+                        return acs_error_errno(err, -errno, "mount", "reading %s", path + sizeof N - 1);
+                if (n == 0)
+                        return 0;
+                for (long off = 0; off < n;) {
+                        struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; }
+                                *d = (void *)(buf + off);
+                        off += d->reclen;
+                        if (strcmp(d->name, ".") == 0 || strcmp(d->name, "..") == 0)
+                                continue;
+                        if (++*count > COVER_MAX_ENTRIES)
+                                return acs_error_set(err, -E2BIG, "mount",
+                                                     "a read-write bind holds more than %d entries: too many to "
+                                                     "check for host sockets; bind a smaller directory or use "
+                                                     "--ro-bind", COVER_MAX_ENTRIES);
+                        unsigned char type = d->type;
+                        struct stat st;
+                        if (type == DT_UNKNOWN)
+                                type = fstatat(dfd, d->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ? DT_UNKNOWN
+                                       : S_ISSOCK(st.st_mode) ? DT_SOCK : S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+                        if (type != DT_SOCK && type != DT_DIR)
+                                continue;
+                        int k = snprintf(path + len, PATH_MAX - len, "/%s", d->name);
+                        if (k < 0 || (size_t)k >= PATH_MAX - len)
+                                return acs_error_set(err, -ENAMETOOLONG, "mount", "a path in a read-write bind is too long");
+                        int r = 0;
+                        if (type == DT_SOCK) {
+                                if (mount(N "/dev/null", path, NULL, MS_BIND, NULL) < 0)
+                                        r = acs_error_errno(err, -errno, "mount", "covering the host socket %s",
+                                                            path + sizeof N - 1);
+                        } else {
+                                /* a directory we cannot open, the program cannot enter either */
+                                int sub = openat(dfd, d->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                                if (sub >= 0) {
+                                        r = cover_sockets(sub, path, len + (size_t)k, depth + 1, count, err);
+                                        close(sub);
+                                }
+                        }
+                        path[len] = '\0';
+                        if (r < 0)
+                                return r;
+                }
+        }
+}
+
+/* Bind one entry of the plan at target (N + dest). */
+static int mount_bind(const acs_bind *b, int src_fd, char *target, acs_error *err)
+{
+        struct stat st;
+        if (fstat(src_fd, &st) < 0)
+                return acs_error_errno(err, -errno, "mount", "stat %s", b->src);
+        /* checked at plan time too; here against a swap since then */
+        if (!b->socket && S_ISSOCK(st.st_mode))
+                return acs_error_set(err, -EPERM, "mount", "'%s' is a unix socket (a host service): a profile must "
+                                     "name it in [filesystem] sockets", b->src);
+        if (S_ISDIR(st.st_mode) && b->readonly)
+                return overlay_ro(src_fd, target, b->dest, err);
+        int r = bind_fd(src_fd, target, b->readonly, err, b->dest);
+        if (r < 0 || !S_ISDIR(st.st_mode))
+                return r;
+        _cleanup_close_ int dfd = open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return acs_error_errno(err, -errno, "mount", "opening %s", b->dest);
+        unsigned count = 0;
+        return cover_sockets(dfd, target, strlen(target), 0, &count, err);
 }
 
 static int bind_path(const char *src, const char *target, acs_error *err)
@@ -206,8 +322,12 @@ static int build_workspace(const acs_sandbox_cfg *cfg, int ws_fd, int *ret_upper
                 return 0;
         if (mkdir(N "/workspace", 0755) < 0)
                 return acs_error_errno(err, -errno, "mount", "mkdir /workspace");
-        if (cfg->ws_mode == ACS_WS_READONLY)
-                return bind_path(W "/lower", N "/workspace", err);
+        if (cfg->ws_mode == ACS_WS_READONLY) {
+                _cleanup_close_ int lo = open(W "/lower", O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (lo < 0)
+                        return acs_error_errno(err, -errno, "mount", "opening the workspace");
+                return overlay_ro(lo, N "/workspace", "the workspace", err);
+        }
 
         if (mkdir(W "/upper", 0755) < 0 || mkdir(W "/work", 0755) < 0)
                 return acs_error_errno(err, -errno, "mount", "mkdir upper");
@@ -254,6 +374,56 @@ static int build_tmpfs(const acs_sandbox_cfg *cfg, acs_error *err)
         return 0;
 }
 
+/*
+ * The fresh /proc still shows the host in files any user may read: the
+ * session keyring's key descriptions (/proc/keys), the kernel command line,
+ * the boot id, timer and scheduler lists with host tasks. Masked as Docker
+ * masks them (and these): /dev/null over files, an empty read-only directory
+ * over directories, a fresh random boot id. /proc/sys and the other
+ * writable-by-root files stay as they are: the program is not root in its
+ * user namespace and holds no capability, so it cannot write them.
+ */
+static int mask_proc(acs_error *err)
+{
+        static const char *const files[] = { "keys", "key-users", "cmdline", "timer_list", "timer_stats",
+                                             "sched_debug", "latency_stats", "kcore" };
+        static const char *const dirs[] = { "acpi", "asound", "scsi" };
+        char path[64];
+        struct stat st;
+        int r;
+
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                snprintf(path, sizeof path, N "/proc/%s", files[i]);
+                if (lstat(path, &st) == 0 && (r = bind_path(N "/dev/null", path, err)) < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                snprintf(path, sizeof path, N "/proc/%s", dirs[i]);
+                if (lstat(path, &st) < 0)
+                        continue;
+                if ((r = bind_path(W "/empty", path, err)) < 0)
+                        return r;
+                if ((r = set_attr(path, false, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) < 0)
+                        return acs_error_errno(err, r, "mount", "masking /proc/%s", dirs[i]);
+        }
+        /* a boot id of its own, as a fresh boot would have */
+        unsigned char u[16];
+        char id[40];
+        if (getrandom(u, sizeof u, 0) != sizeof u)
+                return acs_error_errno(err, -errno, "mount", "getrandom");
+        u[6] = (u[6] & 0x0f) | 0x40;
+        u[8] = (u[8] & 0x3f) | 0x80;
+        snprintf(id, sizeof id, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\n", u[0], u[1],
+                 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+        if ((r = write_text(W "/boot_id", id, strlen(id), 0444)) < 0)
+                return acs_error_errno(err, r, "mount", "writing the boot id");
+        if ((r = bind_path(W "/boot_id", N "/proc/sys/kernel/random/boot_id", err)) < 0)
+                return r;
+        if ((r = set_attr(N "/proc/sys/kernel/random/boot_id", false, MOUNT_ATTR_RDONLY)) < 0)
+                return acs_error_errno(err, r, "mount", "masking the boot id");
+        return 0;
+}
+
 int acs_mounts_open(const acs_sandbox_cfg *cfg, int **ret_src_fds, int *ret_ws_fd, acs_error *err)
 {
         int *fds = calloc(cfg->n_binds + 1, sizeof(int));
@@ -275,7 +445,7 @@ int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, 
                      int *ret_lower_fd, const void *init_blob, size_t init_len, int *ret_init_fd,
                      acs_error *err)
 {
-        char opts[128], target[4096];
+        char opts[128], target[PATH_MAX];
         int r;
 
         *ret_upper_fd = *ret_lower_fd = -1;
@@ -296,6 +466,9 @@ int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, 
         if (mount("acs-root", N, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
                 return acs_error_errno(err, -errno, "mount", "tmpfs root");
 
+        /* the second, empty lower layer of read-only overlays (overlay_ro) */
+        if (mkdir(W "/empty", 0555) < 0)
+                return acs_error_errno(err, -errno, "mount", "mkdir empty");
         if ((r = etc_files(cfg, err)) < 0 || (r = build_dev(err)) < 0 || (r = build_tmpfs(cfg, err)) < 0)
                 return r;
         if ((r = build_workspace(cfg, ws_fd, ret_upper_fd, ret_lower_fd, err)) < 0)
@@ -307,7 +480,7 @@ int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, 
                         continue; /* optional and absent on this host */
                 if ((r = make_target(b->dest, b->is_dir, target, sizeof target)) < 0)
                         return acs_error_errno(err, r, "mount", "creating mount point %s", b->dest);
-                if ((r = bind_fd(src_fds[i], target, b->readonly, err, b->dest)) < 0)
+                if ((r = mount_bind(b, src_fds[i], target, err)) < 0)
                         return r;
         }
         usr_links();
@@ -334,6 +507,8 @@ int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, 
                                              "`acs-launch doctor` lists them");
                 return acs_error_errno(err, -errno, "mount", "procfs");
         }
+        if ((r = mask_proc(err)) < 0)
+                return r;
 
         if (init_blob) {
                 /* the fast path's pid 1, kept out of the sandbox's view: it is

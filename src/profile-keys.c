@@ -119,6 +119,14 @@ const acs_profile_key acs_profile_key_table[] = {
           .doc = "Host paths shown read-only at the same place; one missing on the host "
                  "is skipped. The launcher adds the /bin, /lib, /lib64 and /sbin symlinks "
                  "into /usr of a merged-/usr system itself." },
+        { "filesystem", "sockets", ACS_KEY_PATHS, OFF(sockets), .def = "",
+          .doc = "Host unix sockets the program may connect to (a D-Bus, X11 or ssh-agent "
+                 "socket), each bound at the same path. No other host socket is reachable "
+                 "through any bind: connect(2) needs write permission on the socket, not a "
+                 "writable mount, so read-only binds and a read-only workspace are shown through "
+                 "overlayfs (whose files are not the sockets themselves), a socket given as a "
+                 "bind source is refused, and the sockets in a read-write bind are covered "
+                 "when the sandbox is set up." },
         { "filesystem", "tmpfs", ACS_KEY_PATHS, OFF(tmpfs), .def = "/tmp",
           .doc = "Empty writable tmpfs directories." },
         { "filesystem", "workspace", ACS_KEY_ENUM, OFF(workspace), ws_modes, .def = "overlay",

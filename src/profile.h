@@ -35,6 +35,7 @@ typedef struct acs_profile {
 
         /* [filesystem] */
         char **ro_bind;    /* host paths shown read-only at the same place */
+        char **sockets;    /* host unix sockets the program may connect to, same place */
         char **tmpfs;
         acs_ws_mode workspace;
         uint64_t workspace_size;

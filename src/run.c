@@ -58,7 +58,9 @@ static void plan_done(plan *p)
         free(p->file_name);
 }
 
-static int add_bind(plan *p, const char *src, const char *dest, bool ro, bool optional, acs_error *err)
+/* socket: a host unix socket the profile names in [filesystem] sockets */
+static int add_bind(plan *p, const char *src, const char *dest, bool ro, bool optional, bool socket,
+                    acs_error *err)
 {
         struct stat st;
         if (dest[0] != '/')
@@ -69,12 +71,19 @@ static int add_bind(plan *p, const char *src, const char *dest, bool ro, bool op
                         return 0;
                 return acs_error_errno(err, -errno, "mount", "cannot bind '%s'", src);
         }
+        /* a host service: only through [filesystem] sockets (mounts.c checks again) */
+        if (socket != !!S_ISSOCK(st.st_mode))
+                return acs_error_set(err, -EPERM, "mount",
+                                     socket ? "[filesystem] sockets: '%s' is not a unix socket"
+                                            : "'%s' is a unix socket (a host service): a profile must name it in "
+                                              "[filesystem] sockets",
+                                     src);
         acs_bind *nb = realloc(p->binds, (p->n_binds + 1) * sizeof *nb);
         if (!nb)
                 return -ENOMEM;
         p->binds = nb;
         nb[p->n_binds] = (acs_bind){ .src = strdup(src), .dest = strdup(dest), .readonly = ro,
-                                     .is_dir = S_ISDIR(st.st_mode), .optional = optional };
+                                     .is_dir = S_ISDIR(st.st_mode), .optional = optional, .socket = socket };
         p->n_binds++;
         if (!nb[p->n_binds - 1].src || !nb[p->n_binds - 1].dest)
                 return -ENOMEM;
@@ -247,7 +256,7 @@ static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p
         c->ws_size = prof->workspace_size;
 
         for (char **b = prof->ro_bind; b && *b; b++)
-                if ((r = add_bind(p, *b, *b, true, true, err)) < 0)
+                if ((r = add_bind(p, *b, *b, true, true, false, err)) < 0)
                         return r;
         p->tmpfs = acs_strv_copy(prof->tmpfs ? prof->tmpfs : (char *[]){ NULL });
         if (!p->tmpfs)
@@ -257,10 +266,14 @@ static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p
                 if (m->kind == ACS_MOUNT_TMPFS)
                         r = acs_strv_push(&p->tmpfs, m->dest);
                 else
-                        r = add_bind(p, m->src, m->dest, m->kind == ACS_MOUNT_RO_BIND, false, err);
+                        r = add_bind(p, m->src, m->dest, m->kind == ACS_MOUNT_RO_BIND, false, false, err);
                 if (r < 0)
                         return r;
         }
+        /* last: on top of the binds they may lie in */
+        for (char **sk = prof->sockets; sk && *sk; sk++)
+                if ((r = add_bind(p, *sk, *sk, false, false, true, err)) < 0)
+                        return r;
         if (o && o->workspace) {
                 struct stat st;
                 if (stat(o->workspace, &st) < 0)

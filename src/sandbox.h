@@ -20,6 +20,7 @@ typedef struct acs_bind {
         bool readonly;
         bool is_dir;
         bool optional;    /* a profile path this host may lack */
+        bool socket;      /* a host unix socket the profile allows ([filesystem] sockets) */
 } acs_bind;
 
 /* Everything the child needs, computed before clone (the plan). */
