@@ -121,6 +121,12 @@ int acs_landlock_ruleset(const acs_sandbox_cfg *cfg, int abi, acs_error *err)
                 return r;
         if (cfg->ws_mode == ACS_WS_OVERLAY && (r = allow(rs, "/workspace", -1, w, err)) < 0)
                 return r;
+        /* the program's own /proc files (comm, oom_score_adj...): procfs and the
+         * missing capabilities decide what else; a magic link in /proc/self/fd
+         * is checked at its target, outside this rule */
+        uint64_t proc = FS_READ | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE;
+        if ((r = allow(rs, "/proc", -1, handled_fs(abi) & proc, err)) < 0)
+                return r;
         if ((r = allow(rs, "/dev/shm", -1, w, err)) < 0)
                 return r;
         for (char **t = cfg->tmpfs; t && *t; t++)

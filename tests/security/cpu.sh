@@ -69,7 +69,7 @@ is "$RC" 1 "and the exit status is the program's own"
 # spinner is
 run_acs --profile unsafe-python --json --cpu 1 -c 'print("quick")'
 is "$(printf '%s' "$OUT" | json_get status)" exited "a short run under --cpu 1 is not touched"
-run_acs --profile unsafe-python --json --cpu 1 -c 'while True: pass'
+run_acs --profile unsafe-python --json --cpu 1 --timeout 60 -c 'while True: pass'
 is "$(printf '%s' "$OUT" | json_get status)" cpu "--cpu 1 ends a spinner with status cpu"
 is "$(printf '%s' "$OUT" | json_get limits.cpu_s)" 1 "--cpu 1 is the report's cpu_s"
 # a profile that locks cpu: the command line may tighten it, not loosen it

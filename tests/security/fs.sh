@@ -85,6 +85,8 @@ expect_field workspace_write 1 "control: /workspace is writable"
 test -e "/tmp/acs-inside-$MARK" && fail "a write to /tmp inside reached the host's /tmp" || ok "a write to /tmp inside stays inside"
 
 # --- --ro-bind is read-only; the old root is detached ------------------------
+# the host root file system's device (read-only binds are overlays of their own)
+HOSTDEV=$(awk '$5 == "/" { print $3; exit }' /proc/self/mountinfo)
 mkdir -p "$TMP/ro"
 echo ro-orig >"$TMP/ro/file"
 chmod -R a+rwX "$TMP/ro"
@@ -93,8 +95,7 @@ tryf('ro_write', lambda: open('/ro/file', 'w').write('x'))
 tryf('ro_create', lambda: open('/ro/new-$MARK', 'w').write('x'))
 tryf('ro_read', lambda: open('/ro/file').read().strip())
 mi = [l.split() for l in open('/proc/self/mountinfo').read().splitlines()]
-usr = [m for m in mi if m[4] == '/usr']
-dev = usr[0][2] if usr else '?'
+dev = '$HOSTDEV'  # the host root file system's major:minor
 # a mount of the host root filesystem's own root would be the old root
 res('host_root_mounts', ','.join(m[4] for m in mi if m[2] == dev and m[3] == '/') or 'NONE')
 res('nmounts', len(mi))

@@ -43,6 +43,7 @@ for n, p in (('ws', '/workspace/w'), ('tmp', '/tmp/w'), ('shm', '/dev/shm/w')):
     tryf(n, lambda: open(p, 'w').write('x'))
 tryf('devnull', lambda: open('/dev/null', 'w').write('x'))
 tryf('etc', lambda: open('/etc/acs-w', 'w').write('x'))
+tryf('comm', lambda: open('/proc/self/comm', 'w').write('renamed'))
 print('END')" -w "$TMP/ws"
 reached "writable places"
 expect_field ws 1 "the workspace is writable"
@@ -50,5 +51,6 @@ expect_field tmp 1 "/tmp is writable"
 expect_field shm 1 "/dev/shm is writable"
 expect_field devnull 1 "/dev/null is writable"
 expect_not_field etc 1 "the root is not"
+expect_field comm 7 "the program's own /proc files are (comm)"
 
 tap_plan

@@ -78,6 +78,7 @@ static const struct {
         { "python", "interpreter", "/usr/bin/python3", "python3" },
         { "python", "flags", "-I -S -X importtime", NULL },
         { "filesystem", "ro_bind", "/usr, /etc/ssl /opt", "/usr/../etc" },
+        { "filesystem", "sockets", "/run/user/1000/bus /tmp/.X11-unix/X0", "run/bus" },
         { "filesystem", "tmpfs", "/tmp /var/tmp", "tmp" },
         { "filesystem", "workspace", "readonly", "rw" },
         { "filesystem", "workspace_size", "1G", "512K" },
