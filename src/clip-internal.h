@@ -11,12 +11,12 @@
 
 #include "clip.h"
 
-#define UNITS_PER_TOKEN 4
+#define UNITS_PER_TOKEN 256 /* the estimate's resolution (clip-tokens.c) */
 #define HEAD_PERCENT 40
 #define GRACE_PERCENT 10
-#define MARKER_RESERVE (25 * UNITS_PER_TOKEN) /* the marker line, counted in the budget */
-#define STDERR_FLOOR 256                      /* units the end of stderr always gets */
+#define STDERR_FLOOR (64 * UNITS_PER_TOKEN)   /* units the end of stderr always gets */
 #define MIN_LINECAP 256                       /* bytes of one line kept, at least */
+#define LINECAP_PER_TOKEN 16                  /* and per token of budget (text has 3-6) */
 #define ANSI_MAX 4096                         /* longest escape we swallow, in code points */
 #define ENTRY_SPECIAL 0x80000000u             /* ring entry header flag */
 #define FOLD_MIN 4                            /* runs this long or longer are folded */
@@ -27,11 +27,25 @@ typedef struct sbuf {
         size_t len, cap;
 } sbuf;
 
+/* The estimate's state on a line (clip-tokens.c): what came before. */
+typedef struct acs_tok {
+        uint32_t prev; /* previous code point */
+        uint32_t run;  /* code points in the run of its class */
+        uint32_t pos;  /* code points on the line so far */
+        uint32_t same; /* copies of prev that end the line so far */
+        uint8_t cls;   /* its class */
+        uint8_t before; /* the class before its run */
+        bool cheap;    /* it is a one-token CJK character */
+        bool paired;   /* it ended a one-token pair */
+        bool spaced;   /* it came right after a space */
+} acs_tok;
+
 /* The line being assembled. */
 typedef struct line {
         sbuf text;      /* cleaned content, at most linecap bytes kept */
         uint64_t len;   /* cleaned bytes, including those not kept */
         uint64_t units; /* units of all of it */
+        acs_tok tok;    /* the estimate's state after it */
         uint64_t xhash; /* hash of the bytes beyond linecap */
         uint64_t raw;   /* bytes the program wrote for this line so far */
 } line;
@@ -134,10 +148,18 @@ static inline void sbuf_free(sbuf *b)
 }
 /* ---- units ------------------------------------------------------------ */
 
-static inline unsigned byte_units(unsigned char c)
+/* clip-tokens.c: units of code point cp (not "\n") after what t describes;
+ * of the newline that ends t's line (t starts over); of valid UTF-8 text
+ * that follows what t describes. */
+unsigned acs_tok_cp(acs_tok *t, uint32_t cp);
+unsigned acs_tok_newline(acs_tok *t);
+uint64_t acs_tok_units(acs_tok *t, const char *buf, size_t len);
+
+/* Units of the newline that ends line l. */
+static inline unsigned acs_clip_nl_units(const line *l)
 {
-        /* ASCII 1; a UTF-8 lead byte stands for one code point = one token */
-        return c < 0x80 ? 1 : c >= 0xC0 ? UNITS_PER_TOKEN : 0;
+        acs_tok t = l->tok;
+        return acs_tok_newline(&t);
 }
 
 static inline uint64_t units_to_tokens(uint64_t u)

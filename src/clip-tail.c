@@ -81,7 +81,9 @@ static void ring_push(acs_shield *s, stream *t, const char *a, size_t alen, cons
                       const entry_extra *x)
 {
         size_t n = alen + blen;
-        uint64_t units = acs_estimate_units(a, alen) + acs_estimate_units(b, blen);
+        acs_tok tok = {};
+        uint64_t units = acs_tok_units(&tok, a, alen);
+        units += acs_tok_units(&tok, b, blen);
         bool special = x->lines != 1 || x->raw != n || x->units != units;
         entry_head h = {(uint32_t)n | (special ? ENTRY_SPECIAL : 0), (uint32_t)units};
 
@@ -116,13 +118,14 @@ static void fmt_count(char *out, size_t size, uint64_t v)
 /* Longest prefix of valid UTF-8 text s[0..len) whose units fit in max. */
 static size_t prefix_within(const char *s, size_t len, uint64_t max)
 {
+        acs_tok tok = {};
         uint64_t u = 0;
         size_t i = 0;
         while (i < len) {
                 size_t j = i + 1;
                 while (j < len && ((unsigned char)s[j] & 0xC0) == 0x80)
                         j++;
-                u += byte_units((unsigned char)s[i]);
+                u += acs_tok_units(&tok, s + i, j - i);
                 if (u > max)
                         break;
                 i = j;
@@ -151,7 +154,7 @@ void acs_clip_fold_flush(acs_shield *s, stream *t)
                 return;
         /* prev.raw sums the lines not yet shown; they are equal, so share it */
         uint64_t raw1 = t->prev.raw / todo;
-        uint64_t u1 = t->prev.units + (t->prev_nl ? 1 : 0);
+        uint64_t u1 = t->prev.units + (t->prev_nl ? acs_clip_nl_units(&t->prev) : 0);
         _cleanup_(sbuf_free) sbuf d = {};
         const char *a = t->prev.text.p, *b = t->prev_nl ? "\n" : NULL;
         size_t alen = t->prev.text.len, blen = t->prev_nl;
@@ -200,6 +203,7 @@ static bool line_copy(line *dst, const line *src)
                 return false;
         dst->len = src->len;
         dst->units = src->units;
+        dst->tok = src->tok;
         dst->xhash = src->xhash;
         dst->raw = src->raw;
         return true;
@@ -218,7 +222,7 @@ void acs_clip_fold_push(acs_shield *s, stream *t, bool nl)
         if (!line_copy(&t->prev, l)) {
                 t->om_lines++;
                 t->om_bytes += l->raw;
-                t->om_units += l->units + (nl ? 1 : 0);
+                t->om_units += l->units + (nl ? acs_clip_nl_units(l) : 0);
                 return;
         }
         t->have_prev = true;
@@ -242,7 +246,8 @@ static void select_tail(stream *t, uint64_t alloc, sbuf *out)
 {
         while (t->ring_entries > 1 && t->ring_units > alloc)
                 ring_drop_oldest(t);
-        if (t->ring_entries == 1 && t->ring_units > alloc && alloc < 8)
+        /* room for a beginning, "…" and "\n" */
+        if (t->ring_entries == 1 && t->ring_units > alloc && alloc < 3 * UNITS_PER_TOKEN)
                 ring_drop_oldest(t);
         for (size_t off = t->ring_start; off < t->ring.len;) {
                 size_t toff;
@@ -255,12 +260,33 @@ static void select_tail(stream *t, uint64_t alloc, sbuf *out)
                 }
                 /* one line bigger than the whole allocation: its beginning */
                 bool nl = n > 0 && txt[n - 1] == '\n';
-                size_t k = prefix_within(txt, n - nl, alloc - UNITS_PER_TOKEN - 1);
+                size_t k = prefix_within(txt, n - nl, alloc - 2 * UNITS_PER_TOKEN);
                 sbuf_add(out, txt, k);
                 sbuf_add(out, ELLIPSIS "\n", strlen(ELLIPSIS) + 1);
                 t->om_bytes += n - k;
                 t->om_units += u - acs_estimate_units(txt, k);
         }
+}
+
+/* The line that says what was omitted; returns its length. */
+static size_t marker(char *m, size_t size, uint64_t lines, uint64_t bytes, uint64_t tokens)
+{
+        char l[40], b[40], k[40];
+        fmt_count(l, sizeof l, lines);
+        fmt_count(b, sizeof b, bytes);
+        fmt_count(k, sizeof k, tokens);
+        int n = snprintf(m, size, ELLIPSIS " [omitted %s line%s, %s byte%s, ~%s token%s] " ELLIPSIS "\n", l,
+                         lines == 1 ? "" : "s", b, bytes == 1 ? "" : "s", k, tokens == 1 ? "" : "s");
+        return n > 0 && (size_t)n < size ? (size_t)n : 0;
+}
+
+/* Units the marker of stream t can cost at most: its numbers only grow up
+ * to what the stream holds (more digits never cost less). */
+static uint64_t marker_reserve(const stream *t)
+{
+        char m[200];
+        size_t n = marker(m, sizeof m, t->bytes + 1, t->bytes, units_to_tokens(t->total_units));
+        return acs_estimate_units(m, n);
 }
 
 static bool stream_clipped(const stream *t)
@@ -282,15 +308,9 @@ static int build_text(stream *t, uint64_t alloc, acs_stream_result *r)
         if (t->head_cut)
                 sbuf_add(&out, "\n", 1);
         if (clipped) {
-                char l[40], b[40], k[40], m[200];
-                fmt_count(l, sizeof l, t->om_lines);
-                fmt_count(b, sizeof b, t->om_bytes);
-                fmt_count(k, sizeof k, units_to_tokens(t->om_units));
-                int n = snprintf(m, sizeof m,
-                                 ELLIPSIS " [omitted %s line%s, %s byte%s, ~%s token%s] " ELLIPSIS "\n", l,
-                                 t->om_lines == 1 ? "" : "s", b, t->om_bytes == 1 ? "" : "s", k,
-                                 units_to_tokens(t->om_units) == 1 ? "" : "s");
-                sbuf_add(&out, m, (size_t)n);
+                char m[200];
+                size_t n = marker(m, sizeof m, t->om_lines, t->om_bytes, units_to_tokens(t->om_units));
+                sbuf_add(&out, m, n);
         }
         if (!sbuf_add(&out, tail.p, tail.len) || !sbuf_add(&out, "", 1))
                 return -ENOMEM;
@@ -331,17 +351,20 @@ int acs_shield_finish(acs_shield *s, acs_stream_result *ret_out, acs_stream_resu
         uint64_t avail = s->budget > used ? s->budget - used : 0;
         uint64_t need[2] = {s->st[0].ring_units, s->st[1].ring_units}, a[2];
         allocate(avail, need, a);
-        unsigned nclip = 0;
+        uint64_t reserve = 0;
         for (int i = 0; i < 2; i++)
-                nclip += stream_clipped(&s->st[i]) || need[i] > a[i];
-        if (nclip) {
-                uint64_t r = (uint64_t)nclip * MARKER_RESERVE;
-                allocate(avail > r ? avail - r : 0, need, a);
-        }
-        /* the end of stderr survives whatever the budget */
+                if (stream_clipped(&s->st[i]) || need[i] > a[i])
+                        reserve += marker_reserve(&s->st[i]);
+        uint64_t left = avail > reserve ? avail - reserve : 0;
+        if (reserve)
+                allocate(left, need, a);
+        /* the end of stderr survives whatever the budget (stdout gives way
+         * first, so the budget only overruns when the floor alone does) */
         uint64_t floor = need[ACS_STDERR] < STDERR_FLOOR ? need[ACS_STDERR] : STDERR_FLOOR;
         if (a[ACS_STDERR] < floor)
                 a[ACS_STDERR] = floor;
+        if (a[ACS_STDOUT] + a[ACS_STDERR] > left)
+                a[ACS_STDOUT] = left > a[ACS_STDERR] ? left - a[ACS_STDERR] : 0;
 
         int r = build_text(&s->st[ACS_STDOUT], a[ACS_STDOUT], ret_out);
         int r2 = build_text(&s->st[ACS_STDERR], a[ACS_STDERR], ret_err);

@@ -13,20 +13,6 @@
 
 #include "clip-internal.h"
 
-/* ---- token estimate --------------------------------------------------- */
-
-uint64_t acs_estimate_units(const char *buf, size_t len)
-{
-        uint64_t u = 0;
-        for (size_t i = 0; i < len; i++)
-                u += byte_units((unsigned char)buf[i]);
-        return u;
-}
-
-uint64_t acs_estimate_tokens(const char *buf, size_t len)
-{
-        return units_to_tokens(acs_estimate_units(buf, len));
-}
 /* ---- shield ----------------------------------------------------------- */
 
 acs_shield *acs_shield_new(uint64_t max_tokens, bool strip_ansi)
@@ -39,9 +25,9 @@ acs_shield *acs_shield_new(uint64_t max_tokens, bool strip_ansi)
         s->budget = max_tokens * UNITS_PER_TOKEN;
         s->head_max = s->budget * HEAD_PERCENT / 100;
         s->grace = s->budget * GRACE_PERCENT / 100;
-        /* units >= bytes for valid UTF-8, so a line longer than the budget
-         * in bytes could never be shown whole anyway */
-        s->linecap = s->budget > MIN_LINECAP ? s->budget : MIN_LINECAP;
+        /* a longer line is kept cut (and never streamed live): real text
+         * has 3 to 6 bytes per token, this keeps memory O(budget) */
+        s->linecap = max_tokens * LINECAP_PER_TOKEN > MIN_LINECAP ? max_tokens * LINECAP_PER_TOKEN : MIN_LINECAP;
         s->strip_ansi = strip_ansi;
         for (int i = 0; i < 2; i++)
                 s->st[i].live = true;
@@ -84,7 +70,8 @@ void acs_clip_head_close(acs_shield *s, stream *t)
         if (!sbuf_add(&p->text, t->head.p + t->head_last_off, t->head_last_len))
                 return;
         p->len = t->head_last_len;
-        p->units = acs_estimate_units(p->text.p, p->text.len);
+        p->tok = (acs_tok){};
+        p->units = acs_tok_units(&p->tok, p->text.p, p->text.len);
         p->xhash = 0;
         p->raw = 0;
         t->prev_nl = true;
@@ -97,13 +84,14 @@ static void line_reset(line *l)
 {
         l->text.len = 0;
         l->len = l->units = l->xhash = l->raw = 0;
+        l->tok = (acs_tok){};
 }
 static void line_append_cp(acs_shield *s, stream *t, uint32_t cp, chunk *c);
 
 static void line_complete(acs_shield *s, stream *t, bool nl, chunk *c)
 {
         line *l = &t->cur;
-        uint64_t u = l->units + (nl ? 1 : 0);
+        uint64_t u = l->units + (nl ? acs_clip_nl_units(l) : 0);
         if (t->skip_line) {
                 t->om_bytes += l->raw;
                 t->om_units += u;
@@ -189,11 +177,11 @@ static void line_append_cp(acs_shield *s, stream *t, uint32_t cp, chunk *c)
                 enc[3] = (char)(0x80 | (cp & 0x3F));
                 n = 4;
         }
-        unsigned u = cp < 0x80 ? 1 : UNITS_PER_TOKEN;
         line *l = &t->cur;
+        unsigned u = acs_tok_cp(&l->tok, cp);
         if (t->live && !t->skip_line && c) {
-                /* + 1: the line's newline must fit too */
-                uint64_t want = head_used(s) + l->units + u + 1;
+                /* the line's newline must fit too */
+                uint64_t want = head_used(s) + l->units + u + UNITS_PER_TOKEN;
                 if (c->line_off >= 0 && l->len == 0 && t->head_run >= 2 && t->head_last_len > 0 &&
                     (char)cp == t->head.p[t->head_last_off]) {
                         /* maybe a run of identical lines starts: hold it
@@ -201,8 +189,10 @@ static void line_append_cp(acs_shield *s, stream *t, uint32_t cp, chunk *c)
                          * the end instead of live) */
                         c->live_end = (size_t)c->line_off;
                         acs_clip_head_close(s, t);
-                } else if (want > s->head_max && (c->line_off >= 0 || want > s->head_max + s->grace))
+                } else if ((want > s->head_max && (c->line_off >= 0 || want > s->head_max + s->grace)) ||
+                           l->len + n > s->linecap) {
                         head_overflow(s, t, c);
+                }
         }
         if (t->skip_line) {
                 l->units += u;
@@ -304,6 +294,7 @@ static void cp_in(acs_shield *s, stream *t, uint32_t cp, chunk *c)
                          * (keep raw: those bytes were still written) */
                         t->cur.text.len = 0;
                         t->cur.len = t->cur.units = t->cur.xhash = 0;
+                        t->cur.tok = (acs_tok){};
                 }
         }
         if (cp == '\r') {
@@ -382,7 +373,7 @@ static void add_plain_run(acs_shield *s, stream *t, const char *p, size_t n)
         for (size_t i = keep; i < n; i++)
                 l->xhash = (l->xhash ^ (unsigned char)p[i]) * UINT64_C(0x100000001b3);
         l->len += n;
-        l->units += n;
+        l->units += acs_tok_units(&l->tok, p, n);
         l->raw += n;
         t->bytes += n;
 }

@@ -4,35 +4,36 @@
  * budget, clips to a head and a tail at line boundaries, folds repeats and
  * carriage-return progress bars. Pure: fed bytes, returns bytes.
  *
- * Token estimate (the only one used anywhere in acs-launch):
- *   every ASCII byte counts 1 unit, every other code point 4 units (one
- *   token: CJK, emoji and accented letters tokenise to about one token per
- *   character, so counting their UTF-8 bytes / 4 would undercount them);
- *   tokens = ceil(units / 4). So plain ASCII is ~4 bytes per token.
+ * Token estimate (the only one used anywhere in acs-launch, clip-tokens.c):
+ *   an upper bound on the cl100k_base and o200k_base counts, from a cost
+ *   per code point that depends on its class and the one before it on the
+ *   line, in units of 1/256 token; tokens = ceil(units / 256). Lines are
+ *   independent: a text's estimate is the sum over its lines.
  *
  * What the program wrote goes through, per stream:
  *   UTF-8 repair (each invalid sequence becomes U+FFFD, so the text is always
  *   valid UTF-8) -> ANSI CSI/OSC/DCS escapes dropped (unless kept) -> a bare
  *   "\r" restarts the line (a progress bar keeps only its last state; "\r\n"
  *   is a newline) -> lines.
- * The budget (units = 4 * max_tokens, for both streams together) is split:
+ * The budget (units = 256 * max_tokens, for both streams together) is split:
  *   - a head shared by both streams, first come first served, of 40% of the
  *     budget, streamed live (a line that began inside it may finish up to
  *     10% of the budget past it; a longer one is cut there);
  *   - the rest goes to the tails, at the end. When both tails do not fit,
  *     stderr is guaranteed half of what is left (or all it needs, if less),
- *     and never less than 256 units (its last line is cut to fit when it is
+ *     and never less than 64 tokens (its last line is cut to fit when it is
  *     longer): the end of a traceback always survives, even if this overruns
- *     a tiny budget.
+ *     a tiny budget (stdout gives way to that floor first).
  *   Lines are never split, except a single line bigger than what is left.
  *   Runs of 4 or more identical lines after the head show two copies and
  *   "… repeated N more times". When lines were dropped, one marker line
  *   "… [omitted L lines, B bytes, ~T tokens] …" sits between head and tail
  *   (L, B counted on what the program wrote, T on the cleaned text); markers
- *   are counted in the budget (25 tokens reserved per clipped stream).
+ *   are counted in the budget (reserved at their longest possible numbers).
  * Memory is O(budget) per shield, whatever is fed: a flood costs CPU only.
- * Measured (tests/unit/test-clip.c): about 70 KiB at 1000 tokens, never
- * above 48 bytes per unit of budget (+1 KiB) on random input.
+ * A line longer than 16 bytes per token of budget (text has 3 to 6) is kept
+ * cut. Measured (tests/unit/test-clip.c): about 50 KiB at 1000 tokens, never
+ * above 48 bytes per quarter token of budget (+1 KiB) on random input.
  *
  * Contract with the supervise loop:
  *   s = acs_shield_new(max_tokens, strip_ansi);
@@ -104,7 +105,13 @@ char *acs_shield_epilogue(acs_shield *s, int stream, size_t *ret_len);
 /* Bytes of memory the shield holds now (for tests of the memory bound). */
 size_t acs_shield_memory(const acs_shield *s);
 
-/* The token estimate used everywhere (documented in acs-launch(1)). */
+/* The token estimate used everywhere (clip-tokens.c, acs-launch(1)). */
 uint64_t acs_estimate_tokens(const char *buf, size_t len);
-/* The same in units (4 per token) of valid UTF-8 text. */
+/* The same in units (256 per token) of valid UTF-8 text. */
 uint64_t acs_estimate_units(const char *buf, size_t len);
+/*
+ * For fitting the estimate (tests/tokens): how often each of its events
+ * occurs in valid UTF-8 text (counts[0..ncounts) are incremented) and the
+ * units it adds besides them (*ret_fixed). Returns the number of events.
+ */
+size_t acs_tok_events(const char *buf, size_t len, uint64_t *counts, size_t ncounts, uint64_t *ret_fixed);

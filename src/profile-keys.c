@@ -179,7 +179,9 @@ const acs_profile_key acs_profile_key_table[] = {
         { "output", "max_tokens", ACS_KEY_UINT, OFF(max_tokens), .min = 1, .max = 4 << 20,
           .def = "1000",
           .doc = "Token budget for stdout and stderr together; longer output is clipped "
-                 "in the middle and the report says how much was left out." },
+                 "in the middle and the report says how much was left out. Tokens are an "
+                 "upper-bound estimate calibrated against the cl100k_base and o200k_base "
+                 "tokenizers (see acs-launch(1), OUTPUT AND THE TOKEN BUDGET)." },
         { "output", "ansi", ACS_KEY_ENUM, OFF(ansi), ansi_modes, .def = "strip",
           .doc = "\\fBstrip\\fR removes terminal escape sequences from the returned output; "
                  "\\fBkeep\\fR leaves them." },
