@@ -76,14 +76,17 @@ static void ring_trim(acs_shield *s, stream *t)
         }
 }
 
-/* Append an entry: pieces of text, and what it stands for. */
+/* Append an entry: pieces of text, their units if known (else UINT64_MAX),
+ * and what it stands for. */
 static void ring_push(acs_shield *s, stream *t, const char *a, size_t alen, const char *b, size_t blen,
-                      const entry_extra *x)
+                      uint64_t units, const entry_extra *x)
 {
         size_t n = alen + blen;
-        acs_tok tok = {};
-        uint64_t units = acs_tok_units(&tok, a, alen);
-        units += acs_tok_units(&tok, b, blen);
+        if (units == UINT64_MAX) {
+                acs_tok tok = {};
+                units = acs_tok_units(&tok, a, alen);
+                units += acs_tok_units(&tok, b, blen);
+        }
         bool special = x->lines != 1 || x->raw != n || x->units != units;
         entry_head h = {(uint32_t)n | (special ? ENTRY_SPECIAL : 0), (uint32_t)units};
 
@@ -176,9 +179,11 @@ void acs_clip_fold_flush(acs_shield *s, stream *t)
         uint64_t copies = t->shown >= 2 ? 0 : 2 - t->shown;
         if (t->run < FOLD_MIN || todo < copies + 2)
                 copies = todo; /* a fold line would not be shorter */
+        /* a line kept whole is the text its units were counted on */
+        uint64_t known = t->prev.len == t->prev.text.len ? u1 : UINT64_MAX;
         for (uint64_t i = 0; i < copies; i++) {
                 entry_extra x = {raw1, 1, u1};
-                ring_push(s, t, a, alen, b, blen, &x);
+                ring_push(s, t, a, alen, b, blen, known, &x);
         }
         uint64_t folded = todo - copies;
         if (folded == 0)
@@ -187,7 +192,7 @@ void acs_clip_fold_flush(acs_shield *s, stream *t)
         fmt_count(num, sizeof num, folded);
         int n = snprintf(msg, sizeof msg, ELLIPSIS " repeated %s more times\n", num);
         entry_extra x = {t->prev.raw - raw1 * copies, folded, u1 * folded};
-        ring_push(s, t, msg, (size_t)n, NULL, 0, &x);
+        ring_push(s, t, msg, (size_t)n, NULL, 0, UINT64_MAX, &x);
 }
 
 static bool line_equal(const line *a, bool anl, const line *b, bool bnl)

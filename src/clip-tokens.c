@@ -377,10 +377,9 @@ static inline __attribute__((always_inline)) unsigned cp_events(acs_tok *t, uint
         }
         if (c != C_X)
                 t->cheap = t->paired = false;
-        /* both saturate together while the run began the line */
-        t->run = run < UINT32_MAX ? run + 1 : UINT32_MAX;
-        t->pos = t->pos < UINT32_MAX ? t->pos + 1 : UINT32_MAX;
-        t->same = cp == t->prev && t->same < UINT32_MAX ? t->same + 1 : 1;
+        t->run = run + 1; /* (a line of 4 G characters wraps: harmless) */
+        t->pos++;
+        t->same = cp == t->prev ? t->same + 1 : 1;
         if (run == 0)
                 t->before = t->cls;
         t->cls = (uint8_t)c;
@@ -440,6 +439,27 @@ uint64_t acs_tok_units(acs_tok *t, const char *buf, size_t len)
                         st = (acs_tok){};
                         continue;
                 }
+                /* The commonest cases, taken early (what cp_events would do,
+                 * which test-clip checks on random text): a lowercase letter
+                 * early in a lowercase run, a space after a letter. */
+                if (cp - 'a' < 26 && st.cls == C_LOWER && cp != st.prev && st.run < 5) {
+                        u += weight[EV_LL + tok_lower_pair[(st.prev - 'a') * 26 + cp - 'a']];
+                        st.run++;
+                        st.pos++;
+                        st.same = 1;
+                        st.prev = cp;
+                        continue;
+                }
+                if (cp == ' ' && (st.cls == C_LOWER || st.cls == C_UPPER)) {
+                        u += weight[EV_SPACE_START + G_LETTER];
+                        st.before = st.cls;
+                        st.cls = C_SPACE;
+                        st.run = 1;
+                        st.pos++;
+                        st.same = 1;
+                        st.prev = cp;
+                        continue;
+                }
                 unsigned ev[2], n;
                 u += cp_events(&st, cp, ev, &n);
                 for (unsigned k = 0; k < n; k++)
@@ -460,11 +480,12 @@ uint64_t acs_estimate_tokens(const char *buf, size_t len)
         return units_to_tokens(acs_estimate_units(buf, len));
 }
 
-size_t acs_tok_events(const char *buf, size_t len, uint64_t *counts, size_t ncounts, uint64_t *ret_fixed)
+size_t acs_tok_events(const char *buf, size_t len, uint64_t *counts, size_t ncounts, uint64_t *ret_fixed,
+                      uint64_t *ret_units)
 {
         const unsigned char *s = (const unsigned char *)buf;
         acs_tok t = {};
-        uint64_t fixed = 0;
+        uint64_t fixed = 0, units = 0;
         for (size_t i = 0; i < len;) {
                 uint32_t cp = next_cp(s, len, &i);
                 unsigned ev[2], n = 1;
@@ -474,10 +495,14 @@ size_t acs_tok_events(const char *buf, size_t len, uint64_t *counts, size_t ncou
                 } else {
                         fixed += cp_events(&t, cp, ev, &n);
                 }
-                for (unsigned k = 0; k < n; k++)
+                for (unsigned k = 0; k < n; k++) {
+                        units += weight[ev[k]];
                         if (ev[k] < ncounts)
                                 counts[ev[k]]++;
+                }
         }
         *ret_fixed = fixed;
+        if (ret_units)
+                *ret_units = units + fixed;
         return EV__N;
 }

@@ -111,7 +111,10 @@ uint64_t acs_estimate_tokens(const char *buf, size_t len);
 uint64_t acs_estimate_units(const char *buf, size_t len);
 /*
  * For fitting the estimate (tests/tokens): how often each of its events
- * occurs in valid UTF-8 text (counts[0..ncounts) are incremented) and the
- * units it adds besides them (*ret_fixed). Returns the number of events.
+ * occurs in valid UTF-8 text (counts[0..ncounts) are incremented), the
+ * units it adds besides them (*ret_fixed) and the estimate this way
+ * (*ret_units, if not NULL: acs_estimate_units takes shortcuts, this does
+ * not). Returns the number of events.
  */
-size_t acs_tok_events(const char *buf, size_t len, uint64_t *counts, size_t ncounts, uint64_t *ret_fixed);
+size_t acs_tok_events(const char *buf, size_t len, uint64_t *counts, size_t ncounts, uint64_t *ret_fixed,
+                      uint64_t *ret_units);

@@ -212,6 +212,25 @@ static void test_estimate(void)
                 }
         }
         is_int(bad, 0, "appending never lowers the estimate");
+
+        /* the estimate's shortcuts give what its events say */
+        static const char *const pieces[] = {"a", "b", "e", "z", "q", "A", "Z", " ", "  ", "\n", "\t", "\v", "0", "7", ".",
+                                             "=", "\"", "_", "\x01", "\xe6\x88\x90", "\xe5\x8a\x9f", "\xe2\x94\x81",
+                                             "\xf0\x9f\x98\x80", "\xc3\xa9", "\xea\xb0\x80", "the", "hello", "xyzzy"};
+        uint64_t differ = 0;
+        for (int iter = 0; iter < 300; iter++) {
+                size_t n = 0;
+                while (n < sizeof buf - 8) {
+                        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+                        const char *p = pieces[(state >> 33) % ELEMENTSOF(pieces)];
+                        memcpy(buf + n, p, strlen(p));
+                        n += strlen(p);
+                }
+                uint64_t c[256] = {}, fixed, units;
+                acs_tok_events(buf, n, c, ELEMENTSOF(c), &fixed, &units);
+                differ += units != acs_estimate_units(buf, n);
+        }
+        is_int(differ, 0, "shortcuts and events agree on random text");
 }
 
 /* ---- budgets and the head/tail split ---------------------------------- */

@@ -26,7 +26,7 @@ static bool events;
 static void print_events(const char *text, size_t len)
 {
         uint64_t c[256] = {}, fixed;
-        size_t n = acs_tok_events(text, len, c, ELEMENTSOF(c), &fixed);
+        size_t n = acs_tok_events(text, len, c, ELEMENTSOF(c), &fixed, NULL);
         printf("\n%llu", (unsigned long long)fixed);
         for (size_t i = 0; i < n && i < ELEMENTSOF(c); i++)
                 printf(" %llu", (unsigned long long)c[i]);
