@@ -441,7 +441,8 @@ uint64_t acs_tok_units(acs_tok *t, const char *buf, size_t len)
                 }
                 /* The commonest cases, taken early (what cp_events would do,
                  * which test-clip checks on random text): a lowercase letter
-                 * early in a lowercase run, a space after a letter. */
+                 * early in a lowercase run, a space after a letter, a run
+                 * of one character. */
                 if (cp - 'a' < 26 && st.cls == C_LOWER && cp != st.prev && st.run < 5) {
                         u += weight[EV_LL + tok_lower_pair[(st.prev - 'a') * 26 + cp - 'a']];
                         st.run++;
@@ -460,6 +461,31 @@ uint64_t acs_tok_units(acs_tok *t, const char *buf, size_t len)
                         st.prev = cp;
                         continue;
                 }
+                if (cp == st.prev && st.same >= 2 && cp < 0x80) {
+                        /* a long run of one character (a flood): the rest
+                         * of it costs the same per copy */
+                        unsigned c = ascii_class[cp], per;
+                        if ((c == C_LOWER || c == C_UPPER) && st.run >= 12)
+                                per = weight[EV_LETTER_REPEAT] + weight[EV_LONG12] +
+                                      tok_ascii_repeat[cp] * (UNITS_PER_TOKEN / 64);
+                        else if (c == C_PUNCT)
+                                per = weight[EV_PUNCT_REPEAT] + tok_ascii_repeat[cp] * (UNITS_PER_TOKEN / 64);
+                        else if (c == C_SPACE && st.run >= 2)
+                                per = weight[EV_SPACE_MORE];
+                        else
+                                goto general;
+                        size_t j = i;
+                        while (j < len && s[j] == cp)
+                                j++;
+                        uint32_t k = (uint32_t)(j - i) + 1; /* with this one */
+                        u += (uint64_t)per * k;
+                        st.run += k;
+                        st.pos += k;
+                        st.same += k;
+                        i = j;
+                        continue;
+                }
+        general:;
                 unsigned ev[2], n;
                 u += cp_events(&st, cp, ev, &n);
                 for (unsigned k = 0; k < n; k++)

@@ -216,11 +216,12 @@ static void test_estimate(void)
         /* the estimate's shortcuts give what its events say */
         static const char *const pieces[] = {"a", "b", "e", "z", "q", "A", "Z", " ", "  ", "\n", "\t", "\v", "0", "7", ".",
                                              "=", "\"", "_", "\x01", "\xe6\x88\x90", "\xe5\x8a\x9f", "\xe2\x94\x81",
-                                             "\xf0\x9f\x98\x80", "\xc3\xa9", "\xea\xb0\x80", "the", "hello", "xyzzy"};
+                                             "\xf0\x9f\x98\x80", "\xc3\xa9", "\xea\xb0\x80", "the", "hello", "xyzzy",
+                                             "yyyyyyyyyyyyyyyyyyyy", "====", "        ", "aaaaaaaaaaaaaaaa", "ZZZZZZ", "000000"};
         uint64_t differ = 0;
         for (int iter = 0; iter < 300; iter++) {
                 size_t n = 0;
-                while (n < sizeof buf - 8) {
+                while (n + 24 < sizeof buf) {
                         state = state * 6364136223846793005ULL + 1442695040888963407ULL;
                         const char *p = pieces[(state >> 33) % ELEMENTSOF(pieces)];
                         memcpy(buf + n, p, strlen(p));
