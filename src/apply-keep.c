@@ -10,8 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "apply-policy.h"
 #include "cli.h"
 #include "diff-internal.h"
+#include "profile.h"
 
 #define KEEP_SCHEMA "acs-keep/1"
 #define KEEP_MANIFEST "acs-keep.json"
@@ -244,9 +246,31 @@ static int write_patch_out(const char *dest, const acs_changes *c, acs_error *er
         return 0;
 }
 
+static void print_error_json(const char *msg)
+{
+        json_object *j = json_object_new_object();
+
+        json_object_object_add(j, "schema", json_object_new_string("acs-apply/1"));
+        json_object_object_add(j, "status", json_object_new_string("error"));
+        json_object_object_add(j, "error", json_object_new_string(msg));
+        puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(j);
+}
+
+/* The current profile's protect list and acs-launch's configuration places:
+ * what the kept layer says about protection is not what decides. */
+static int current_policy(const struct acs_options *o, acs_profile **ret, acs_guards *guards, acs_error *err)
+{
+        int r = acs_profile_load(o->profile ? o->profile : "default", ret, err);
+
+        return r < 0 ? r : acs_guards_for_profile((*ret)->path, guards, err);
+}
+
 int acs_cmd_apply(const struct acs_options *o)
 {
         _cleanup_close_ int tree = -1, ws = -1;
+        _cleanup_profile_ acs_profile *prof = NULL;
+        _cleanup_(acs_guards_done) acs_guards guards = {};
         acs_changes c = {};
         acs_apply_result res = {};
         acs_error err = {};
@@ -256,15 +280,22 @@ int acs_cmd_apply(const struct acs_options *o)
                 fprintf(stderr, "acs-launch: usage: acs-launch apply DIR --workspace W [--json] [--patch FILE]\n");
                 return 125;
         }
-        r = acs_keep_load(o->args[0], &c, &tree, &err);
-        if (r >= 0 && (ws = open(o->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+        r = current_policy(o, &prof, &guards, &err);
+        if (r >= 0)
+                r = acs_keep_load(o->args[0], &c, &tree, &err);
+        if (r >= 0 && (ws = open(o->workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
                 r = acs_error_errno(&err, -errno, "apply", "cannot open workspace %s", o->workspace);
         if (r >= 0 && o->patch)
                 r = write_patch_out(o->patch, &c, &err);
-        if (r >= 0)
-                r = acs_apply_changes(tree, ws, &c, NULL, &res, &err);
+        if (r >= 0) {
+                acs_apply_opts ao = { .protect = prof->protect, .guards = &guards, .umask = o->umask };
+
+                r = acs_apply_changes(tree, ws, &c, &ao, &res, &err);
+        }
         if (r < 0) {
-                fprintf(stderr, "acs-launch: %s\n", err.msg);
+                if (o->json)
+                        print_error_json(err.msg[0] ? err.msg : strerror(-r));
+                fprintf(stderr, "acs-launch: %s\n", err.msg[0] ? err.msg : strerror(-r));
                 acs_changes_free(&c);
                 return 125;
         }

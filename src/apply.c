@@ -11,8 +11,14 @@
  * and the final component is only ever used with *at() calls on that parent
  * fd that do not follow symlinks (unlinkat, mkdirat, symlinkat, renameat,
  * openat with O_EXCL|O_NOFOLLOW). No device, FIFO or socket is created,
- * setuid/setgid bits are dropped, and the content written must hash to the
- * sha256 the diff recorded.
+ * no symlink whose target leaves the workspace, and the content written must
+ * hash to the sha256 the diff recorded.
+ *
+ * What must never come back is decided here again, against the host as it
+ * is now (apply-classify.c): a kept layer's own "protected" flags are not
+ * needed, only ever added to. Modes never widen (apply-policy.c): a new
+ * entry gets 0644/0755 under the caller's umask, a changed file keeps its
+ * host mode but for the owner's x bit, a directory keeps its host mode.
  */
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -21,6 +27,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 
+#include "apply-policy.h"
 #include "diff-internal.h"
 
 typedef struct applier {
@@ -34,6 +41,8 @@ typedef struct applier {
         acs_error *err;
         uid_t ws_uid; /* owner of the workspace directory: new entries get it (root only) */
         gid_t ws_gid;
+        uint32_t umask;
+        acs_protect_out prot; /* parallel to c's lists */
 } applier;
 
 bool acs_path_is_safe(const char *path)
@@ -101,9 +110,10 @@ static int crypto(applier *a)
         return r;
 }
 
-/* Does the host entry parent/name (lstat st) have type t, mode, hash/target? */
+/* Does the host entry parent/name (lstat st) have type t, mode, hash/target
+ * (and, when git is set, that git blob id)? */
 static bool host_is(applier *a, int parent, const char *name, const struct stat *st, acs_ftype t,
-                    uint32_t mode, const char *sha, const char *target)
+                    uint32_t mode, const char *sha, const char *target, const char *git)
 {
         if (acs_ftype_from_mode(st->st_mode) != t)
                 return false;
@@ -118,8 +128,11 @@ static bool host_is(applier *a, int parent, const char *name, const struct stat 
         if (t == ACS_FT_FILE) {
                 _cleanup_close_ int fd = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
                                                                       O_NOCTTY | O_CLOEXEC);
-                char hex[65];
+                char hex[65], blob[41];
 
+                if (git && *git)
+                        return fd >= 0 && acs_hash_fd_git(fd, hex, blob) >= 0 && strcmp(hex, sha) == 0 &&
+                               strcmp(blob, git) == 0;
                 if (fd < 0 || crypto(a) < 0 || acs_sha256_fd(&a->cr, fd, hex, NULL) < 0)
                         return false;
                 return strcmp(hex, sha) == 0;
@@ -127,9 +140,12 @@ static bool host_is(applier *a, int parent, const char *name, const struct stat 
         return true;
 }
 
-static uint32_t safe_mode(uint32_t mode)
+/* Is the host entry the old state the sandbox saw? (a directory: any mode) */
+static bool host_was(applier *a, const acs_change *ch, int parent, const char *name, const struct stat *st)
 {
-        return mode & ~(uint32_t)(S_ISUID | S_ISGID);
+        return host_is(a, parent, name, st, ch->old_type,
+                       ch->old_type == ACS_FT_DIR ? (uint32_t)(st->st_mode & 07777) : ch->old_mode,
+                       ch->old_sha256, ch->old_target, ch->old_git);
 }
 
 static bool changed_during_run(const applier *a, const struct stat *st)
@@ -143,8 +159,8 @@ static bool changed_during_run(const applier *a, const struct stat *st)
                (st->st_ctim.tv_sec == t->tv_sec && st->st_ctim.tv_nsec > t->tv_nsec);
 }
 
-/* Copy upper/path into parent/tmp while hashing; must match ch->sha256. */
-static int write_temp(applier *a, const acs_change *ch, int parent, const char *tmp)
+/* Copy upper/path into parent/tmp (mode) while hashing; must match ch->sha256. */
+static int write_temp(applier *a, const acs_change *ch, int parent, const char *tmp, uint32_t mode)
 {
         _cleanup_close_ int in = acs_open_beneath(a->upper_fd, ch->path, O_RDONLY | O_NONBLOCK, 0);
         _cleanup_close_ int out = -1;
@@ -189,7 +205,7 @@ static int write_temp(applier *a, const acs_change *ch, int parent, const char *
                 if (strcmp(hex, ch->sha256) != 0)
                         r = -EBADMSG;
         }
-        if (r >= 0 && fchmod(out, safe_mode(ch->mode)) < 0)
+        if (r >= 0 && fchmod(out, mode) < 0)
                 r = -errno;
         return r;
 }
@@ -198,17 +214,19 @@ static int write_temp(applier *a, const acs_change *ch, int parent, const char *
  * Run by root, every new entry belongs to the owner of the workspace
  * directory itself -- never to root because it replaced something root
  * owned: a root launcher applying into a user's workspace must not leave
- * root-owned files there. Unprivileged, this is a no-op.
+ * root-owned files there -- and a changed file keeps its host owner.
+ * Unprivileged, this is a no-op.
  */
-static int give_owner(const applier *a, int parent, const char *name)
+static int give_owner(int parent, const char *name, uid_t uid, gid_t gid)
 {
         if (geteuid() != 0)
                 return 0;
-        return fchownat(parent, name, a->ws_uid, a->ws_gid, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+        return fchownat(parent, name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 }
 
-/* Put a new regular file or symlink at parent/name atomically. */
-static int put_atomic(applier *a, const acs_change *ch, int parent, const char *name)
+/* Put a new regular file (mode) or symlink at parent/name atomically. */
+static int put_atomic(applier *a, const acs_change *ch, int parent, const char *name, uint32_t mode,
+                      uid_t uid, gid_t gid)
 {
         char tmp[32];
         uint64_t rnd = 0;
@@ -220,9 +238,9 @@ static int put_atomic(applier *a, const acs_change *ch, int parent, const char *
         if (ch->type == ACS_FT_SYMLINK)
                 r = symlinkat(ch->target ? ch->target : "", parent, tmp) < 0 ? -errno : 0;
         else
-                r = write_temp(a, ch, parent, tmp);
+                r = write_temp(a, ch, parent, tmp, mode);
         if (r >= 0)
-                r = give_owner(a, parent, tmp);
+                r = give_owner(parent, tmp, uid, gid);
         if (r >= 0 && renameat(parent, tmp, parent, name) < 0)
                 r = -errno;
         if (r < 0)
@@ -235,14 +253,24 @@ static int status_for_open_error(int r)
         return r == -ELOOP || r == -EXDEV || r == -ENOTDIR ? ACS_APPLY_UNSAFE : ACS_APPLY_FAILED;
 }
 
-static int apply_delete(applier *a, const acs_change *ch)
+/* Protected now (host as it is, current profile) or when recorded. */
+static int record_protected(applier *a, const acs_change *ch, const acs_prot *p, char op)
+{
+        acs_prot rec = { ACS_PROT_RECORDED, NULL };
+        char why[160];
+
+        return record(a, ch, op, ACS_APPLY_PROTECTED, 0, "%s",
+                      acs_prot_describe(p->kind ? p : &rec, why, sizeof why));
+}
+
+static int apply_delete(applier *a, const acs_change *ch, const acs_prot *p)
 {
         _cleanup_close_ int parent = -1;
         const char *name = NULL;
         struct stat st;
 
-        if (ch->is_protected)
-                return record(a, ch, 'D', ACS_APPLY_PROTECTED, 0, "protected path");
+        if (ch->is_protected || p->kind)
+                return record_protected(a, ch, p, 'D');
         if (!acs_path_is_safe(ch->path))
                 return record(a, ch, 'D', ACS_APPLY_UNSAFE, 0, "not a plain relative path");
         parent = acs_open_parent_beneath(a->lower_fd, ch->path, &name);
@@ -254,10 +282,7 @@ static int apply_delete(applier *a, const acs_change *ch)
         if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 return errno == ENOENT ? record(a, ch, 'D', ACS_APPLY_DONE, 0, "already gone")
                                        : record(a, ch, 'D', ACS_APPLY_FAILED, -errno, "stat: %m");
-        if (changed_during_run(a, &st) ||
-            !host_is(a, parent, name, &st, ch->old_type,
-                     ch->old_type == ACS_FT_DIR ? (uint32_t)(st.st_mode & 07777) : ch->old_mode,
-                     ch->old_sha256, ch->old_target))
+        if (changed_during_run(a, &st) || !host_was(a, ch, parent, name, &st))
                 return record(a, ch, 'D', ACS_APPLY_CONFLICT, 0, "changed on the host since the run started");
         if (a->dry_run)
                 return record(a, ch, 'D', ACS_APPLY_DONE, 0, "dry run");
@@ -268,6 +293,27 @@ static int apply_delete(applier *a, const acs_change *ch)
         return record(a, ch, 'D', ACS_APPLY_DONE, 0, "deleted");
 }
 
+/* The mode the entry will have: never wider than the host's or the defaults. */
+static uint32_t final_mode(const applier *a, const acs_change *ch, bool exists, const struct stat *st)
+{
+        if (exists && acs_ftype_from_mode(st->st_mode) == ch->type)
+                return acs_apply_mode_existing(ch->type, st->st_mode, ch->mode);
+        return acs_apply_mode_new(ch->type, ch->mode, a->umask);
+}
+
+/* Note on the last item the mode the entry has, when it is not the sandbox's. */
+static int note_mode(applier *a, const acs_change *ch, uint32_t mode, int r)
+{
+        acs_apply_item *it = &a->res->items[a->res->n_items - 1];
+
+        if (r >= 0 && ch->type != ACS_FT_SYMLINK && mode != (ch->mode & 07777)) {
+                it->mode = mode;
+                it->asked_mode = ch->mode & 07777;
+                it->mode_kept = true;
+        }
+        return r;
+}
+
 /* Check the host state before an add or modify; 1 = go on, 0 = recorded. */
 static int check_put(applier *a, const acs_change *ch, char op, int parent, const char *name,
                      struct stat *st, bool *exists)
@@ -275,38 +321,75 @@ static int check_put(applier *a, const acs_change *ch, char op, int parent, cons
         *exists = fstatat(parent, name, st, AT_SYMLINK_NOFOLLOW) == 0;
         if (!*exists && errno != ENOENT)
                 return record(a, ch, op, ACS_APPLY_FAILED, -errno, "stat: %m");
-        if (*exists && host_is(a, parent, name, st, ch->type, safe_mode(ch->mode), ch->sha256, ch->target))
-                return record(a, ch, op, ACS_APPLY_DONE, 0, "already up to date");
+        if (*exists && host_is(a, parent, name, st, ch->type, final_mode(a, ch, true, st), ch->sha256,
+                               ch->target, NULL))
+                return note_mode(a, ch, st->st_mode & 07777,
+                                 record(a, ch, op, ACS_APPLY_DONE, 0, "already up to date"));
         if (op == 'A' && *exists && !(ch->type == ACS_FT_DIR && S_ISDIR(st->st_mode)))
                 return record(a, ch, op, ACS_APPLY_CONFLICT, 0, "created on the host during the run");
         if (op != 'A' && !*exists)
                 return record(a, ch, op, ACS_APPLY_CONFLICT, 0, "removed on the host during the run");
-        if (op != 'A' && (changed_during_run(a, st) ||
-                          !host_is(a, parent, name, st, ch->old_type,
-                                   ch->old_type == ACS_FT_DIR ? (uint32_t)(st->st_mode & 07777)
-                                                              : ch->old_mode,
-                                   ch->old_sha256, ch->old_target)))
+        if (op != 'A' && (changed_during_run(a, st) || !host_was(a, ch, parent, name, st)))
                 return record(a, ch, op, ACS_APPLY_CONFLICT, 0, "changed on the host since the run started");
         return 1;
 }
 
-static int apply_put(applier *a, const acs_change *ch, char op)
+/* Before any host lookup: what is never written, whatever the host holds. */
+static int refuse_put(applier *a, const acs_change *ch, char op, const acs_prot *p)
 {
-        _cleanup_close_ int parent = -1;
-        const char *name = NULL;
-        struct stat st;
-        bool exists;
+        const char *why = NULL;
         int r;
 
-        if (op == 'M' && ch->type != ch->old_type)
-                op = 'T';
-        if (ch->is_protected)
-                return record(a, ch, op, ACS_APPLY_PROTECTED, 0, "protected path");
+        if (ch->is_protected || p->kind)
+                return record_protected(a, ch, p, op);
         if (!acs_path_is_safe(ch->path))
                 return record(a, ch, op, ACS_APPLY_UNSAFE, 0, "not a plain relative path");
         if (ch->type != ACS_FT_FILE && ch->type != ACS_FT_DIR && ch->type != ACS_FT_SYMLINK)
                 return record(a, ch, op, ACS_APPLY_SKIPPED, 0, "%s not created on the host",
                               acs_ftype_to_string(ch->type));
+        if (ch->type == ACS_FT_SYMLINK && (r = acs_symlink_resolve(ch->path, ch->target, NULL, &why)) <= 0)
+                return r < 0 ? r : record(a, ch, op, ACS_APPLY_SKIPPED, 0, "%s", why);
+        if (op == 'A' && ch->host_dir_changed)
+                return record(a, ch, op, ACS_APPLY_CONFLICT, 0,
+                              "its directory changed on the host during the run (this may re-create "
+                              "what the host deleted)");
+        return 1;
+}
+
+static int put_dir(applier *a, const acs_change *ch, char op, int parent, const char *name, bool exists,
+                   const struct stat *st)
+{
+        bool had = exists && S_ISDIR(st->st_mode);
+        uint32_t mode = final_mode(a, ch, had, st);
+        int r;
+
+        if (!had) {
+                if (mkdirat(parent, name, 0700) < 0)
+                        return record(a, ch, op, ACS_APPLY_FAILED, -errno, "mkdir: %m");
+                if ((r = give_owner(parent, name, a->ws_uid, a->ws_gid)) < 0)
+                        return record(a, ch, op, ACS_APPLY_FAILED, r, "chown: %s", strerror(-r));
+        }
+        if (!had || mode != (st->st_mode & 07777)) {
+                /* through an fd that refused to follow a symlink: a host process
+                 * swapping the directory for a link cannot redirect the chmod */
+                _cleanup_close_ int dfd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (dfd < 0 || fchmod(dfd, mode) < 0)
+                        return record(a, ch, op, ACS_APPLY_FAILED, -errno, "chmod: %m");
+        }
+        return note_mode(a, ch, mode, record(a, ch, op, ACS_APPLY_DONE, 0, "written"));
+}
+
+static int apply_put(applier *a, const acs_change *ch, char list, const acs_prot *p)
+{
+        _cleanup_close_ int parent = -1;
+        const char *name = NULL;
+        char op = acs_change_op(ch, list);
+        struct stat st;
+        bool exists;
+        int r;
+
+        if ((r = refuse_put(a, ch, op, p)) <= 0)
+                return r;
         parent = acs_open_parent_beneath(a->lower_fd, ch->path, &name);
         if (parent < 0)
                 return record(a, ch, op, status_for_open_error(parent), parent,
@@ -321,56 +404,82 @@ static int apply_put(applier *a, const acs_change *ch, char op)
             unlinkat(parent, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0)
                 return record(a, ch, op, errno == ENOTEMPTY ? ACS_APPLY_CONFLICT : ACS_APPLY_FAILED,
                               -errno, "cannot remove the old entry: %m");
-        if (ch->type == ACS_FT_DIR) {
-                if (!(exists && S_ISDIR(st.st_mode))) {
-                        if (mkdirat(parent, name, 0700) < 0)
-                                return record(a, ch, op, ACS_APPLY_FAILED, -errno, "mkdir: %m");
-                        if ((r = give_owner(a, parent, name)) < 0)
-                                return record(a, ch, op, ACS_APPLY_FAILED, r, "chown: %s", strerror(-r));
-                }
-                /* through an fd that refused to follow a symlink: a host process
-                 * swapping the directory for a link cannot redirect the chmod */
-                _cleanup_close_ int dfd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (dfd < 0 || fchmod(dfd, safe_mode(ch->mode)) < 0)
-                        return record(a, ch, op, ACS_APPLY_FAILED, -errno, "chmod: %m");
-                return record(a, ch, op, ACS_APPLY_DONE, 0, "written");
-        }
-        r = put_atomic(a, ch, parent, name);
+        if (ch->type == ACS_FT_DIR)
+                return put_dir(a, ch, op, parent, name, exists, &st);
+        /* a changed file keeps its host owner and mode (but for the owner's x bit) */
+        bool same = exists && acs_ftype_from_mode(st.st_mode) == ch->type;
+        uint32_t mode = final_mode(a, ch, exists, &st);
+        r = put_atomic(a, ch, parent, name, mode, same ? st.st_uid : a->ws_uid, same ? st.st_gid : a->ws_gid);
         if (r < 0)
                 return record(a, ch, op, ACS_APPLY_FAILED, r, "%s",
                               r == -EBADMSG ? "content does not match the recorded sha256"
                                             : strerror(-r));
-        return record(a, ch, op, ACS_APPLY_DONE, 0, "written");
+        return note_mode(a, ch, mode, record(a, ch, op, ACS_APPLY_DONE, 0, "written"));
 }
 
 int acs_apply_changes(int upper_fd, int lower_fd, const acs_changes *c, const acs_apply_opts *o,
                       acs_apply_result *ret, acs_error *err)
 {
+        static const acs_apply_opts none = {};
         acs_apply_result res = {};
-        applier a = { .upper_fd = upper_fd, .lower_fd = lower_fd, .c = c,
-                      .dry_run = o && o->dry_run, .res = &res, .err = err };
+        applier a = { .upper_fd = upper_fd, .lower_fd = lower_fd, .c = c, .res = &res, .err = err };
+        struct stat wst;
         int r = 0;
 
+        o = o ? o : &none;
+        a.dry_run = o->dry_run;
+        a.umask = o->umask & 0777;
         if (upper_fd < 0 || lower_fd < 0)
                 return acs_error_set(err, -EBADF, "apply", "no workspace to apply to");
-        struct stat wst;
         if (fstat(lower_fd, &wst) < 0)
                 return acs_error_errno(err, -errno, "apply", "stat of the workspace");
         a.ws_uid = wst.st_uid;
         a.ws_gid = wst.st_gid;
+        if ((r = acs_protect_host(c, lower_fd, o->protect, o->guards, &a.prot, err)) < 0)
+                return r;
         /* deletions children first (the lists are parents first), then the rest */
         for (size_t i = c->n_deleted; i > 0 && r >= 0; i--)
-                r = apply_delete(&a, &c->deleted[i - 1]);
+                r = apply_delete(&a, &c->deleted[i - 1], &a.prot.deleted[i - 1]);
         for (size_t i = 0; i < c->n_modified && r >= 0; i++)
-                r = apply_put(&a, &c->modified[i], 'M');
+                r = apply_put(&a, &c->modified[i], 'M', &a.prot.modified[i]);
         for (size_t i = 0; i < c->n_added && r >= 0; i++)
-                r = apply_put(&a, &c->added[i], 'A');
+                r = apply_put(&a, &c->added[i], 'A', &a.prot.added[i]);
+        acs_protect_out_done(&a.prot);
         if (r < 0) {
                 acs_apply_result_free(&res);
                 return acs_error_errno(err, r, "apply", "cannot apply the changes");
         }
         *ret = res;
         return 0;
+}
+
+void acs_changes_mark_run_conflicts(acs_changes *c, int host_fd)
+{
+        _cleanup_free_ char *last = NULL;
+        bool last_changed = false;
+
+        if (host_fd < 0 || (!c->run_start.tv_sec && !c->run_start.tv_nsec))
+                return;
+        for (size_t i = 0; i < c->n_added; i++) {
+                acs_change *ch = &c->added[i];
+                const char *slash = strrchr(ch->path, '/');
+                size_t n = slash ? (size_t)(slash - ch->path) : 0;
+
+                if (!last || strlen(last) != n || memcmp(last, ch->path, n) != 0) {
+                        _cleanup_close_ int dfd = -1;
+                        struct stat st;
+
+                        free(last);
+                        if (!(last = strndup(ch->path, n)))
+                                return;
+                        dfd = acs_open_beneath(host_fd, last, O_PATH | O_DIRECTORY, 0);
+                        last_changed = dfd >= 0 && fstat(dfd, &st) == 0 &&
+                                       (st.st_ctim.tv_sec > c->run_start.tv_sec ||
+                                        (st.st_ctim.tv_sec == c->run_start.tv_sec &&
+                                         st.st_ctim.tv_nsec > c->run_start.tv_nsec));
+                }
+                ch->host_dir_changed |= last_changed;
+        }
 }
 
 void acs_apply_result_free(acs_apply_result *r)
@@ -412,6 +521,14 @@ struct json_object *acs_apply_result_to_json(const acs_apply_result *r)
                 json_object_object_add(e, "op", json_object_new_string(op));
                 json_object_object_add(e, "status", json_object_new_string(status_names[it->status]));
                 json_object_object_add(e, "reason", json_object_new_string(it->reason));
+                if (it->mode_kept) {
+                        char m[8];
+
+                        snprintf(m, sizeof m, "%04o", it->mode);
+                        json_object_object_add(e, "mode", json_object_new_string(m));
+                        snprintf(m, sizeof m, "%04o", it->asked_mode);
+                        json_object_object_add(e, "asked_mode", json_object_new_string(m));
+                }
                 json_object_array_add(items, e);
         }
         json_object_object_add(o, "items", items);
@@ -424,11 +541,15 @@ void acs_apply_result_print(FILE *f, const acs_apply_result *r)
                 const acs_apply_item *it = &r->items[i];
                 _cleanup_free_ char *q = NULL;
 
-                if (it->status == ACS_APPLY_DONE)
+                if (it->status == ACS_APPLY_DONE && !it->mode_kept)
                         continue;
                 q = acs_quote_c(it->path, it->path_len);
-                fprintf(f, "%s: %c %s: %s\n", status_names[it->status], it->op, q ? q : "?",
-                        it->reason);
+                if (it->status == ACS_APPLY_DONE)
+                        fprintf(f, "mode: %c %s: %04o on the host, not the sandbox's %04o (apply never widens "
+                                "permissions)\n", it->op, q ? q : "?", it->mode, it->asked_mode);
+                else
+                        fprintf(f, "%s: %c %s: %s\n", status_names[it->status], it->op, q ? q : "?",
+                                it->reason);
         }
         fprintf(f, "applied %zu, skipped %zu, protected %zu, conflicts %zu, unsafe %zu, failed %zu\n",
                 r->n_done, r->n_skipped, r->n_protected, r->n_conflicts, r->n_unsafe, r->n_failed);

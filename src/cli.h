@@ -46,6 +46,7 @@ typedef struct acs_options {
         bool apply;
         char *patch;         /* FILE or "-" */
         char *keep;
+        unsigned umask;      /* the caller's (main sets its own): filters what apply creates */
         bool json;
         char *report;
         bool quiet;

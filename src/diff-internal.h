@@ -29,6 +29,10 @@ int acs_crypto_load(acs_crypto *ret, acs_error *err);
 int acs_sha256_fd(const acs_crypto *cr, int fd, char hex[static 65], uint64_t *ret_size);
 int acs_sha256_buf(const acs_crypto *cr, const void *buf, size_t n, char hex[static 65]);
 void acs_sha256_hex(const unsigned char md[static 32], char hex[static 65]);
+/* sha256 and git blob id (sha1 of "blob SIZE\0" + content) of a regular file
+ * in one read; -EAGAIN when it changed size while read. */
+int acs_hash_fd_git(int fd, char sha[static 65], char blob[static 41]);
+void acs_git_blob_buf(const void *p, size_t n, char blob[static 41]);
 
 /* Read a whole regular file opened at dirfd/path (beneath, no symlinks). */
 int acs_read_beneath(int dirfd, const char *path, char **ret, size_t *ret_len);

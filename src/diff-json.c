@@ -89,6 +89,14 @@ static json_object *entry_json(const acs_change *ch, bool deleted)
                 add_bytes(o, "old_target", ch->old_target, strlen(ch->old_target));
         if (ch->is_protected)
                 json_object_object_add(o, "protected", json_object_new_boolean(1));
+        if (ch->host_dir_changed)
+                json_object_object_add(o, "host_dir_changed", json_object_new_boolean(1));
+        if (!deleted && ch->old_type != ACS_FT_NONE) {
+                char op = acs_change_op(ch, 'M');
+
+                json_object_object_add(o, "change", json_object_new_string(op == 'T' ? "type" : op == 'P' ? "mode"
+                                                                                : "content"));
+        }
         return o;
 }
 
@@ -208,6 +216,8 @@ static int entry_from_json(json_object *o, char kind, acs_change *ch)
                 return -EINVAL;
         if (json_object_object_get_ex(o, "protected", &v))
                 ch->is_protected = json_object_get_boolean(v);
+        if (json_object_object_get_ex(o, "host_dir_changed", &v))
+                ch->host_dir_changed = json_object_get_boolean(v);
         if (get_hash(o, "old_sha256", ch->old_sha256) < 0 ||
             get_bytes(o, "old_target", &ch->old_target) < 0)
                 return -EINVAL;
@@ -302,8 +312,7 @@ void acs_changes_print_short(FILE *f, const acs_changes *c)
         for (size_t i = 0; i < c->n_added; i++)
                 v[k++] = (short_line){ 'A', &c->added[i] };
         for (size_t i = 0; i < c->n_modified; i++)
-                v[k++] = (short_line){ c->modified[i].type != c->modified[i].old_type ? 'T' : 'M',
-                                       &c->modified[i] };
+                v[k++] = (short_line){ acs_change_op(&c->modified[i], 'M'), &c->modified[i] };
         for (size_t i = 0; i < c->n_deleted; i++)
                 v[k++] = (short_line){ 'D', &c->deleted[i] };
         qsort(v, n, sizeof *v, cmp_lines);
@@ -320,6 +329,8 @@ void acs_changes_print_short(FILE *f, const acs_changes *c)
                         fprintf(f, " -> %s", tq);
                 if (t != ACS_FT_FILE && t != ACS_FT_DIR && t != ACS_FT_SYMLINK)
                         fprintf(f, " (%s)", acs_ftype_to_string(t));
+                if ((v[i].op == 'P' || v[i].op == 'M') && t != ACS_FT_SYMLINK && ch->mode != ch->old_mode)
+                        fprintf(f, " (%s%04o -> %04o)", v[i].op == 'M' ? "mode " : "", ch->old_mode, ch->mode);
                 if (ch->is_protected)
                         fputs(" (protected)", f);
                 fputc('\n', f);

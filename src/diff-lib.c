@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
+#include <nettle/sha1.h>
+
 #include "diff-internal.h"
 
 static int sha_init(acs_sha256_ctx *c)
@@ -71,6 +73,62 @@ int acs_sha256_fd(const acs_crypto *cr, int fd, char hex[static 65], uint64_t *r
         if (ret_size)
                 *ret_size = total;
         return 0;
+}
+
+int acs_hash_fd_git(int fd, char sha[static 65], char blob[static 41])
+{
+        struct sha256_ctx c256;
+        struct sha1_ctx c1;
+        unsigned char md[32];
+        char buf[64 * 1024];
+        uint64_t total = 0;
+        struct stat st;
+        int n;
+
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        sha256_init(&c256);
+        sha1_init(&c1);
+        n = snprintf(buf, sizeof buf, "blob %llu", (unsigned long long)st.st_size);
+        sha1_update(&c1, (size_t)n + 1, (const uint8_t *)buf); /* with its NUL */
+        for (;;) {
+                ssize_t k = read(fd, buf, sizeof buf);
+
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                if (k == 0)
+                        break;
+                total += (uint64_t)k;
+                sha256_update(&c256, (size_t)k, (const uint8_t *)buf);
+                sha1_update(&c1, (size_t)k, (const uint8_t *)buf);
+        }
+        if (total != (uint64_t)st.st_size)
+                return -EAGAIN; /* changed while read */
+        sha256_digest(&c256, SHA256_DIGEST_SIZE, md);
+        acs_sha256_hex(md, sha);
+        sha1_digest(&c1, SHA1_DIGEST_SIZE, md);
+        acs_sha256_hex(md, buf); /* 64 hex digits of which 40 are the sha1's */
+        memcpy(blob, buf, 40);
+        blob[40] = 0;
+        return 0;
+}
+
+void acs_git_blob_buf(const void *p, size_t n, char blob[static 41])
+{
+        struct sha1_ctx c1;
+        unsigned char md[32] = {};
+        char hdr[32], hex[65];
+        int k = snprintf(hdr, sizeof hdr, "blob %zu", n);
+
+        sha1_init(&c1);
+        sha1_update(&c1, (size_t)k + 1, (const uint8_t *)hdr);
+        sha1_update(&c1, n, p);
+        sha1_digest(&c1, SHA1_DIGEST_SIZE, md);
+        acs_sha256_hex(md, hex);
+        memcpy(blob, hex, 40);
+        blob[40] = 0;
 }
 
 int acs_sha256_buf(const acs_crypto *cr, const void *buf, size_t n, char hex[static 65])

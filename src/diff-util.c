@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "apply-policy.h"
 #include "diff.h"
 
 /* One bracket expression at p (just after '['); sets *ok and returns the
@@ -104,26 +105,19 @@ bool acs_glob_match(const char *pattern, const char *path)
 
 bool acs_glob_protected(char *const *globs, const char *path)
 {
+        acs_globset g = {};
+        _cleanup_free_ char *folded = NULL;
+        bool hit;
+
         if (!globs || !path)
                 return false;
-        for (char *const *g = globs; *g; g++) {
-                _cleanup_free_ char *prefix = strdup(path);
-
-                if (!prefix)
-                        return true; /* fail closed */
-                /* the path itself, then each parent: "a/b/c", "a/b", "a" */
-                for (;;) {
-                        char *slash;
-
-                        if (acs_glob_match(*g, prefix))
-                                return true;
-                        slash = strrchr(prefix, '/');
-                        if (!slash)
-                                break;
-                        *slash = 0;
-                }
+        if (acs_globset_compile(globs, &g) < 0 || !(folded = acs_fold_path(path))) {
+                acs_globset_done(&g);
+                return true; /* fail closed */
         }
-        return false;
+        hit = acs_globset_match(&g, folded) != NULL;
+        acs_globset_done(&g);
+        return hit;
 }
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
@@ -276,6 +270,21 @@ char *acs_quote_c(const char *s, size_t n)
         *o++ = '"';
         *o = 0;
         return out;
+}
+
+char acs_change_op(const acs_change *ch, char list)
+{
+        if (list != 'M')
+                return list;
+        if (ch->type != ch->old_type)
+                return 'T';
+        if (ch->type == ACS_FT_DIR ||
+            (ch->type == ACS_FT_FILE && ch->size == ch->old_size && strcmp(ch->sha256, ch->old_sha256) == 0) ||
+            (ch->type == ACS_FT_SYMLINK && ch->target && ch->old_target && strcmp(ch->target, ch->old_target) == 0) ||
+            ((ch->type == ACS_FT_CHAR || ch->type == ACS_FT_BLOCK || ch->type == ACS_FT_FIFO ||
+              ch->type == ACS_FT_SOCKET) && ch->size == ch->old_size))
+                return ch->mode != ch->old_mode ? 'P' : 'M';
+        return 'M';
 }
 
 static const char *const ftype_names[] = {

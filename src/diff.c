@@ -18,6 +18,7 @@
 #include <sys/xattr.h>
 
 #include "full.h"
+#include "apply-policy.h"
 #include "diff-internal.h"
 
 typedef struct walk {
@@ -199,7 +200,6 @@ static int push(walk *w, char kind, acs_change *ch)
                 return 0;
         }
         ch->path_len = strlen(ch->path);
-        ch->is_protected = acs_glob_protected(w->o->protect, ch->path);
         if (kind == 'A')
                 r = acs_change_list_push(&c->added, &c->n_added, &w->cap_added, ch);
         else if (kind == 'M')
@@ -369,33 +369,6 @@ static int walk_dir(walk *w, int up, int low, bool opaque_ctx, const char *prefi
         return r;
 }
 
-static bool is_below(const acs_change *ch, const acs_change *dir)
-{
-        return ch->path_len > dir->path_len && ch->path[dir->path_len] == '/' &&
-               memcmp(ch->path, dir->path, dir->path_len) == 0;
-}
-
-/*
- * A removed (or replaced) directory that holds a protected entry is
- * protected too: applying its removal would need the protected entry gone.
- * Cost: removed directories x protected entries, both usually few.
- */
-static void protect_parents(acs_changes *c)
-{
-        acs_change *lists[] = { c->deleted, c->modified };
-        size_t ns[] = { c->n_deleted, c->n_modified };
-
-        for (size_t l = 0; l < ELEMENTSOF(lists); l++)
-                for (size_t i = 0; i < ns[l]; i++) {
-                        acs_change *d = &lists[l][i];
-
-                        if (d->is_protected || d->old_type != ACS_FT_DIR || d->type == ACS_FT_DIR)
-                                continue;
-                        for (size_t k = 0; k < c->n_deleted && !d->is_protected; k++)
-                                d->is_protected = c->deleted[k].is_protected && is_below(&c->deleted[k], d);
-                }
-}
-
 int acs_diff_collect(int upper_fd, int lower_fd, const acs_diff_opts *o, acs_changes *ret,
                      acs_error *err)
 {
@@ -407,8 +380,9 @@ int acs_diff_collect(int upper_fd, int lower_fd, const acs_diff_opts *o, acs_cha
         if (upper_fd < 0)
                 return acs_error_set(err, -EBADF, "diff", "no upper layer");
         r = walk_dir(&w, upper_fd, lower_fd, false, "");
-        if (r >= 0 && w.o->protect)
-                protect_parents(&c);
+        /* protection (apply-classify.c): built-in list, protect, git directories */
+        if (r >= 0)
+                r = acs_protect_mark(&c, lower_fd, w.o->protect, w.o->guards, err);
         /* the static acs-launch has no libgit2: acs-launch-full makes the patch */
         if (r >= 0 && w.o->want_patch)
                 r = acs_static_launcher && acs_changes_count(&c) > 0

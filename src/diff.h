@@ -39,6 +39,7 @@
 
 struct json_object;
 struct acs_options;
+struct acs_guards;
 
 typedef enum {
         ACS_FT_NONE = 0,
@@ -67,6 +68,9 @@ typedef struct acs_change {
         uint64_t old_size;
         char *old_target;    /* old symlink target (modified/deleted symlinks) */
         uint64_t rdev;       /* character/block devices: new device number */
+        bool host_dir_changed; /* added, but the host directory changed during the run:
+                                  the host may have deleted what this re-creates */
+        char old_git[41];    /* kept layers: git blob id of the old content, from the patch */
 } acs_change;
 
 typedef struct acs_changes {
@@ -86,10 +90,11 @@ typedef struct acs_changes {
 } acs_changes;
 
 typedef struct acs_diff_opts {
-        /* [filesystem] protect globs, NULL-terminated (may be NULL). Matched by
-         * acs_glob_match against the path AND each of its parent directories,
-         * so "secret" also protects "secret/x". */
+        /* [filesystem] protect patterns, NULL-terminated (may be NULL), on top
+         * of the built-in list; see acs_globset in apply-policy.h. */
         char *const *protect;
+        /* acs-launch's configuration places (acs_guards_for_profile), may be NULL */
+        const struct acs_guards *guards;
         bool want_patch;          /* also fill c->patch (loads libgit2 on demand) */
         uint64_t max_entries;     /* 0: no limit; beyond it c->truncated is set */
         uint64_t max_patch_bytes; /* 0: no limit; a bigger patch is dropped, c->patch_omitted set */
@@ -129,7 +134,8 @@ size_t acs_changes_count(const acs_changes *c);
  * The "files" object of the report (interfaces.md §3). Each entry:
  * {"path", ["path_escaped": true], "type", "size", "mode" ("0644"),
  *  ["old_type"], ["old_mode"], ["sha256"], ["old_sha256"], ["target"],
- *  ["old_target"], ["protected": true]}; deleted entries carry the old
+ *  ["old_target"], ["protected": true], ["host_dir_changed": true]} and for
+ *  modified entries "change": "content" | "mode" | "type"; deleted entries carry the old
  * values under "type"/"size"/"mode" and "old_sha256"/"old_target".
  * A string that is not valid UTF-8 is escaped (see acs_escape_bytes) and its
  * key gets a sibling "<key>_escaped": true ("path_escaped", "target_escaped",
@@ -140,19 +146,27 @@ struct json_object *acs_changes_to_json(const acs_changes *c);
 /* The inverse (used for kept layers). -EINVAL on a malformed object. */
 int acs_changes_from_json(struct json_object *j, acs_changes *ret, acs_error *err);
 
+/* The kind of a change, by the list it is in ('A', 'M', 'D'): 'A' added,
+ * 'D' deleted; a modification is 'T' when the type changed, 'P' when only
+ * the permission bits did (same content or target; any directory), else 'M'. */
+char acs_change_op(const acs_change *ch, char list);
+
 /* `git status --short`-like lines: "A  path", "M  path", "D  path", "T  path"
- * (type change), odd names C-quoted as git does, " (protected)" flagged,
- * special files suffixed with their type. Nothing for no changes. */
+ * (type change), "P  path" (permission bits only), odd names C-quoted as git
+ * does, " (protected)" flagged, special files suffixed with their type.
+ * Nothing for no changes. */
 void acs_changes_print_short(FILE *f, const acs_changes *c);
 
 /* ---- pure helpers (diff-util.c), unit-tested ---- */
 
-/* fnmatch(FNM_PATHNAME)-like: '*' '?' '[...]' never match '/'; a whole
- * component "**" matches zero or more directories ("**" + "/x" matches "x"
- * and "a/b/x"; "a/" + "**" matches everything below "a"). Anchored at the
- * workspace root. Backslash escapes. */
+/* The glob primitive: '*' '?' '[...]' never match '/'; a whole component
+ * "**" matches zero or more directories ("**" + "/x" matches "x" and
+ * "a/b/x"; "a/" + "**" matches everything below "a"); backslash quotes.
+ * Anchored at both ends, case-sensitive. */
 bool acs_glob_match(const char *pattern, const char *path);
-/* path or one of its parents matches one of globs */
+/* [filesystem] protect semantics (acs-launch.profile(5), acs_globset): path
+ * or one of its parents matches one of globs, at any depth unless the
+ * pattern begins with '/', names folded. */
 bool acs_glob_protected(char *const *globs, const char *path);
 
 /* Valid UTF-8 is returned as is (*escaped = false). Otherwise every byte that
@@ -172,13 +186,16 @@ acs_ftype acs_ftype_from_mode(uint32_t st_mode);
 /* ---- apply (apply.c) ---- */
 
 typedef struct acs_apply_opts {
-        bool dry_run; /* check everything, write nothing */
+        bool dry_run;                    /* check everything, write nothing */
+        char *const *protect;            /* the profile's protect patterns (may be NULL) */
+        const struct acs_guards *guards; /* acs-launch's configuration places (may be NULL) */
+        uint32_t umask;                  /* the caller's umask: filters new entries' modes */
 } acs_apply_opts;
 
 typedef enum {
         ACS_APPLY_DONE = 0,   /* written (or already in the wanted state) */
-        ACS_APPLY_SKIPPED,    /* FIFO, socket or device: never created on the host */
-        ACS_APPLY_PROTECTED,  /* matched a protect glob: never applied */
+        ACS_APPLY_SKIPPED,    /* FIFO, socket, device, or a symlink leading out: never created */
+        ACS_APPLY_PROTECTED,  /* protected (built-in list, protect, git directory, configuration) */
         ACS_APPLY_CONFLICT,   /* the host changed since the run started: left alone */
         ACS_APPLY_UNSAFE,     /* path escapes the workspace ("..", symlink, absolute) */
         ACS_APPLY_FAILED,     /* a system call failed; see error */
@@ -187,10 +204,13 @@ typedef enum {
 typedef struct acs_apply_item {
         char *path;
         size_t path_len;
-        char op;                /* 'A', 'M', 'D', 'T' */
+        char op;                /* 'A', 'M', 'D', 'T' (type), 'P' (permission bits only) */
         acs_apply_status status;
         int error;              /* -errno for FAILED, else 0 */
         char reason[160];
+        uint32_t mode;          /* with mode_kept: the mode the entry has on the host */
+        uint32_t asked_mode;    /* ... and the one the sandbox gave it */
+        bool mode_kept;         /* the sandbox's mode was not taken as it was (never widened) */
 } acs_apply_item;
 
 typedef struct acs_apply_result {
@@ -205,12 +225,21 @@ typedef struct acs_apply_result {
  * every path is resolved with openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS|
  * RESOLVE_NO_MAGICLINKS), or a component-wise O_NOFOLLOW walk where openat2
  * is missing. Regular files and symlinks are created under a temporary name
- * in the target directory and renamed into place; setuid/setgid bits are
- * dropped; FIFOs, sockets and devices are skipped; protected entries are
- * not applied. Before touching a path the host's current state is compared
- * with what the sandbox saw (old type, old sha256 / target, and its ctime
- * against c->run_start when set): a difference is a conflict and the path
- * is left alone (an entry already in the wanted state counts as done).
+ * in the target directory and renamed into place.
+ *  - Protection is decided here again, against the host as it is now
+ *    (acs_protect_host: built-in list, o->protect, git directories by shape,
+ *    o->guards); an entry flagged is_protected stays protected.
+ *  - FIFOs, sockets, devices and symlinks whose target leaves the workspace
+ *    (acs_symlink_resolve) are skipped.
+ *  - Modes never widen: acs_apply_mode_new / acs_apply_mode_existing; a
+ *    modified file keeps its host owner (run by root), new entries belong to
+ *    the owner of the workspace directory.
+ *  - Conflicts: before touching a path the host's current state is compared
+ *    with what the sandbox saw (old type, old sha256 / target, old_git when
+ *    set, and its ctime against c->run_start when set); an addition whose
+ *    host directory changed during the run (host_dir_changed) or that exists
+ *    now is a conflict too. An entry already in the wanted state counts as
+ *    done.
  * Deletions run first (children before parents), then modifications, then
  * additions. A new file's content must hash to its recorded sha256.
  * Returns 0 when every entry was processed (see ret's counters for
@@ -220,8 +249,12 @@ int acs_apply_changes(int upper_fd, int lower_fd, const acs_changes *c, const ac
                       acs_apply_result *ret, acs_error *err);
 void acs_apply_result_free(acs_apply_result *r);
 struct json_object *acs_apply_result_to_json(const acs_apply_result *r);
-/* One line per entry that was not simply done: "conflict: path: reason". */
+/* One line per entry that was not simply done ("conflict: M path: reason"),
+ * and per entry whose mode was kept ("mode: P path: 0700 kept, asked 0777"). */
 void acs_apply_result_print(FILE *f, const acs_apply_result *r);
+/* Mark the additions whose host directory (host_fd: the workspace) changed
+ * after c->run_start: the host may have deleted there what they re-create. */
+void acs_changes_mark_run_conflicts(acs_changes *c, int host_fd);
 /* Strict relative path check used by apply: no "", ".", "..", "//", leading "/". */
 bool acs_path_is_safe(const char *path);
 
@@ -241,9 +274,10 @@ int acs_keep_layer(int upper_fd, const acs_changes *c, const char *dir, acs_erro
 int acs_keep_load(const char *dir, acs_changes *ret_changes, int *ret_tree_fd, acs_error *err);
 
 /*
- * `acs-launch apply DIR --workspace W [--json] [--patch FILE|-]`:
- * applies a kept layer (o->args[0]) to W. --patch also writes the kept
- * patch. Prints a short summary on stderr (or the JSON result on stdout with
+ * `acs-launch apply DIR --workspace W [--profile P] [--json] [--patch FILE|-]`:
+ * applies a kept layer (o->args[0]) to W, with the current profile's protect
+ * list (default "default") and acs-launch's configuration places protected.
+ * --patch also writes the kept patch. Prints a short summary on stderr (or the JSON result on stdout with
  * --json). Exit status: 0 all applied (skipped specials and protected
  * entries do not count), 1 conflicts, unsafe paths or failures, 125 usage
  * or a broken kept layer.

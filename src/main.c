@@ -113,15 +113,18 @@ int main(int argc, char *argv[])
                 return acs_patch_helper_main(argc, argv);
         /* A closed stdout must not kill the launcher mid-run. */
         signal(SIGPIPE, SIG_IGN);
-        umask(022);
+        /* ours is 022; the caller's filters the modes of what apply creates */
+        const mode_t caller_umask = umask(022);
         if (acs_cli_parse(argc, argv, &o, &err) < 0) {
                 print_error(&err);
                 return 125;
         }
+        o.umask = caller_umask;
         /* The static acs-launch cannot dlopen: libpython (check, mcp), libmount
          * (doctor) and a long-lived server's libgit2 live in acs-launch-full. */
         if (acs_static_launcher && (o.command == ACS_CMD_CHECK || o.command == ACS_CMD_MCP ||
                                     o.command == ACS_CMD_DOCTOR || o.command == ACS_CMD_APPLY)) {
+                umask(caller_umask);
                 acs_exec_full(argv, &err);
                 print_error(&err);
                 return 125;

@@ -141,9 +141,12 @@ const acs_profile_key acs_profile_key_table[] = {
         { "filesystem", "hostname", ACS_KEY_HOSTNAME, OFF(hostname), .def = "sandbox",
           .doc = "Host name in the sandbox's UTS namespace." },
         { "filesystem", "protect", ACS_KEY_GLOBS, OFF(protect), .def = ".git",
-          .doc = "Glob patterns (fnmatch(3), relative to /workspace) of paths that "
-                 "\\-\\-apply never writes back; a pattern that matches a directory "
-                 "protects everything below it. Protected changes are still reported." },
+          .doc = "Patterns of paths that \\-\\-apply and \\fBacs\\-launch apply\\fR never "
+                 "write back, on top of the built-in list, which is always on (see "
+                 "\\fBPROTECTED PATHS\\fR). A pattern matches at any depth unless it "
+                 "begins with '/', which anchors it at /workspace; one that matches a "
+                 "directory protects everything below it; letter case is ignored. "
+                 "Protected changes are still reported and stay in the patch." },
         { "filesystem", "apply", ACS_KEY_ENUM, OFF(apply), apply_modes, .def = "success",
           .doc = "When \\-\\-apply writes the workspace changes back: \\fBsuccess\\fR only "
                  "after exit status 0, \\fBalways\\fR after any run that was not refused, "
@@ -296,7 +299,7 @@ const char *acs_key_expected(const acs_profile_key *k, char *buf, size_t size)
         case ACS_KEY_ENV_NAMES: return "environment variable names";
         case ACS_KEY_ENV_SET: return "VAR=VALUE assignments separated by spaces";
         case ACS_KEY_WORDS: return "interpreter options separated by spaces";
-        case ACS_KEY_GLOBS: return "glob patterns relative to /workspace, without '..'";
+        case ACS_KEY_GLOBS: return "patterns (see PROTECTED PATHS) without '..'";
         }
         return "a value";
 }
@@ -383,7 +386,7 @@ static const char *check_element(const acs_profile_key *k, const char *s)
                 return eq && is_ident(s, (size_t)(eq - s)) ? s : NULL;
         }
         case ACS_KEY_WORDS: return s;
-        case ACS_KEY_GLOBS: return s[0] != '/' && !has_dotdot(s) ? s : NULL;
+        case ACS_KEY_GLOBS: return s[strspn(s, "/")] && !has_dotdot(s) ? s : NULL; /* '/' anchors */
         case ACS_KEY_LOCKED: return canonical_lock(s);
         default: return NULL;
         }

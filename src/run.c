@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "apply-policy.h"
 #include "cgroup.h"
 #include "diff.h"
 #include "run.h"
@@ -536,8 +537,13 @@ static int finish_workspace(const acs_run_request *req, acs_sandbox *sb, const s
         if (sb->upper_fd < 0)
                 return 0;
         double t = acs_now_ms();
+        /* acs-launch's own configuration is never written back (apply-host.c) */
+        _cleanup_(acs_guards_done) acs_guards guards = { 0 };
+        if (o && o->apply && o->workspace && (r = acs_guards_for_profile(prof->path, &guards, err)) < 0)
+                return r;
         acs_diff_opts dopts = {
                 .protect = prof->protect,
+                .guards = &guards,
                 /* reports carry the patch; a terminal user asks for it */
                 .want_patch = !req->stream || (o && (o->patch || o->report || o->keep)),
                 .max_entries = 100000,
@@ -547,6 +553,8 @@ static int finish_workspace(const acs_run_request *req, acs_sandbox *sb, const s
                 return r;
         rep->have_files = true;
         rep->files.run_start = *start;
+        /* before anything is written back: the host directories' ctimes now */
+        acs_changes_mark_run_conflicts(&rep->files, sb->lower_fd);
 
         if (o && o->patch) {
                 bool out = strcmp(o->patch, "-") == 0;
@@ -569,7 +577,7 @@ static int finish_workspace(const acs_run_request *req, acs_sandbox *sb, const s
                         _cleanup_close_ int ws = open(o->workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                         if (ws < 0)
                                 return acs_error_errno(err, -errno, "apply", "cannot open '%s'", o->workspace);
-                        acs_apply_opts ao = { 0 };
+                        acs_apply_opts ao = { .protect = prof->protect, .guards = &guards, .umask = o->umask };
                         if ((r = acs_apply_changes(sb->upper_fd, ws, &rep->files, &ao, &rep->apply, err)) < 0)
                                 return r;
                         rep->have_apply = true;

@@ -8,6 +8,11 @@
                               modes, symlinks, special files by type
   diff-manifest.py json FILE LIST PATH FIELD   print a field of one entry of
                               the diff's JSON (PATH as the JSON string value)
+  diff-manifest.py expect LOWER MERGED UMASK   the full manifest apply should
+                              leave, from the full manifests before and after
+                              the run: modes never widened, no special files,
+                              no symlink leading out (acs-launch(1), THE
+                              WORKSPACE; an oracle written apart from the C)
 Names are printed with repr() of their bytes, so newlines and bad bytes are kept.
 """
 import hashlib
@@ -66,9 +71,85 @@ def json_field(path, lst, want, field):
     print("absent")
 
 
+def parse(path):
+    """{path bytes: (type, rest)} of a full manifest."""
+    import ast
+    out = {}
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            # the path is a bytes literal: find where it ends
+            for i in range(3, len(line) + 1):
+                if line[i - 1] in "'\"" and i < len(line) and line[i] == " ":
+                    try:
+                        name = ast.literal_eval(line[:i])
+                        break
+                    except (SyntaxError, ValueError):
+                        continue
+            rest = line[i + 1:].split(" ", 1)
+            out[name] = (rest[0], rest[1] if len(rest) > 1 else "")
+    return out
+
+
+def leaves(path, target):
+    if not target or target.startswith(b"/"):
+        return True
+    depth, named = path.count(b"/"), False
+    for c in target.split(b"/"):
+        if c == b"..":
+            if named or depth == 0:
+                return True
+            depth -= 1
+        elif c not in (b"", b"."):
+            named = True
+    return False
+
+
+def expect(lower_path, merged_path, umask):
+    lower, merged = parse(lower_path), parse(merged_path)
+    um = int(umask, 8)
+    lines = []
+    for name, (t, rest) in merged.items():
+        old = lower.get(name)
+        if (t, rest) == old:
+            lines.append((name, t, rest))
+            continue
+        if t == "special" or (t == "symlink" and leaves(name, ast_bytes(rest))):
+            if old:
+                lines.append((name,) + old)
+            continue
+        if t == "file":
+            s, h = rest.split(" ", 1)
+            s = int(s, 8)
+            if old and old[0] == "file":
+                o = int(old[1].split(" ", 1)[0], 8)
+                m = (o & 0o600) | (s & 0o100) | (o & s & 0o77)
+            else:
+                m = (0o755 if s & 0o100 else 0o644) & ~um & s
+            rest = "%o %s" % (m, h)
+        elif t == "dir":
+            s = int(rest, 8)
+            if old and old[0] == "dir":
+                o = int(old[1], 8)
+                m = (o & 0o7700) | (o & s & 0o77)
+            else:
+                m = (0o755 & ~um & s) | 0o700
+            rest = "%o" % m
+        lines.append((name, t, rest))
+    for name, t, rest in sorted(lines):
+        print("%r %s %s" % (name, t, rest))
+
+
+def ast_bytes(s):
+    import ast
+    return ast.literal_eval(s)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "flatten":
         flatten(sys.argv[2])
+    elif sys.argv[1] == "expect":
+        expect(*sys.argv[2:5])
     elif sys.argv[1] == "json":
         json_field(*sys.argv[2:6])
     else:

@@ -139,6 +139,20 @@ json files $P -w "$TMP/ws" -c 'open("/workspace/result.txt", "w").write("hi\n")'
 todo "$(rq "$R" 'r["files"] and [f["path"] for f in r["files"]["added"]]')" "['result.txt']" \
         "files: the new file reported" "engine: diff not wired into the report yet"
 validate "files" "$R"
+printf 'x\n' >"$TMP/ws/mode.txt"
+chmod 0644 "$TMP/ws/mode.txt"
+json apply $P -w "$TMP/ws" --apply -c 'import os
+os.chmod("/workspace/mode.txt", 0o777)
+os.symlink("/etc/passwd", "/workspace/out")
+os.makedirs("/workspace/.vscode")
+open("/workspace/.vscode/x", "w").write("x")'
+is "$(rq "$R" 'r["apply"]["skipped"], r["apply"]["protected"], r["apply"]["done"]')" "(1, 2, 1)" \
+        "apply: skipped, protected and done in the report"
+is "$(rq "$R" '[(f["change"], f.get("protected")) for f in r["files"]["modified"]]')" "[('mode', None)]" \
+        "apply: a change of the permission bits only"
+is "$(rq "$R" '[(i["op"], i["mode"], i["asked_mode"]) for i in r["apply"]["items"] if "mode" in i]')" \
+        "[('P', '0744', '0777')]" "apply: the mode kept on the host"
+validate "apply" "$R"
 json messy $P -c 'import sys
 sys.stdout.buffer.write(b"\x1b[31mred\x1b[0m \xff\xfe\n0%\r50%\r100%\n" + b"same\n" * 1000)'
 is "$(rq "$R" 'r["stdout"]["text"]')" "$(printf 'red \357\277\275\357\277\275\n100%%\nsame\nsame\n\342\200\246 repeated 998 more times')" \

@@ -163,4 +163,116 @@ diag "conflict run: exit $?; $(tail -n 2 "$TMP/conflict.err")"
 if grep -q WROTE "$TMP/conflict.out"; then ok "conflict: control: the sandbox wrote its version"; else fail "conflict: control: the sandbox wrote its version"; fi
 is "$(cat "$WS/shared.txt")" host-change "a file changed on the host during the run is not overwritten"
 
+# --- a file deleted on the host during the run is a conflict, not re-created --
+echo v1 >"$WS/gone.txt"
+chmod 0666 "$WS/gone.txt"
+is_root && chown 65534:65534 "$WS/gone.txt"
+"$ACS" --profile unsafe-python -w "$WS" --apply -c "
+import time
+print('START', flush=True)
+time.sleep(1.5)
+open('/workspace/gone.txt', 'w').write('sandbox')
+print('WROTE', flush=True)
+" >"$TMP/del.out" 2>"$TMP/del.err" </dev/null &
+bg=$!
+i=0
+while ! grep -q START "$TMP/del.out" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+rm -f "$WS/gone.txt"
+wait "$bg"
+diag "deletion run: exit $?; $(tail -n 2 "$TMP/del.err")"
+if grep -q WROTE "$TMP/del.out"; then ok "host deletion: control: the sandbox wrote its version"; else fail "host deletion: control: the sandbox wrote its version"; fi
+check "a file deleted on the host during the run is not re-created by --apply" test ! -e "$WS/gone.txt"
+contains "$(cat "$TMP/del.err")" "conflict: A gone.txt" "a host deletion during the run is reported as a conflict"
+
+# --- apply never widens permissions ------------------------------------------------
+# MWS: a workspace of the caller's own (run by root: a root-owned one, shown
+# through the idmapped lower layer, so that the program can chmod its files)
+MWS=$TMP/modews
+mkdir -p "$MWS/d" "$MWS/sd"
+printf '#!/bin/sh\necho hi\n' >"$MWS/script.sh"
+chmod 0700 "$MWS/script.sh"
+echo data >"$MWS/plain.txt"
+chmod 0640 "$MWS/plain.txt"
+chmod 0755 "$MWS/d"
+chmod 0750 "$MWS/sd"
+chmod 0755 "$MWS"
+pyrun "
+open('/workspace/script.sh', 'a').write('echo more\n')
+tryf('chmod_script', lambda: os.chmod('/workspace/script.sh', 0o777))
+tryf('chmod_plain', lambda: os.chmod('/workspace/plain.txt', 0o4755))
+tryf('chmod_dir', lambda: os.chmod('/workspace/d', 0o1777))
+tryf('chmod_sd', lambda: os.chmod('/workspace/sd', 0o2775))
+open('/workspace/new.txt', 'w').write('n')
+os.chmod('/workspace/new.txt', 0o6666)
+open('/workspace/newx', 'w').write('x')
+os.chmod('/workspace/newx', 0o755)
+os.mkdir('/workspace/newdir')
+os.chmod('/workspace/newdir', 0o3777)
+open('/workspace/newdir/f', 'w').write('f')
+os.chmod('/workspace/newdir/f', 0o666)
+print('END')
+" -w "$MWS" --apply
+reached "mode changes with --apply"
+diag "apply: $(printf %s "$ERR" | tail -n 8)"
+expect_field chmod_script OK "control: the program could chmod the script"
+is "$(cat "$MWS/script.sh" | tail -n 1)" "echo more" "modes: control: the script's new content was applied"
+is "$(stat -c %a "$MWS/script.sh")" 700 "modes: a 0700 script made 0777 inside stays 0700"
+is "$(stat -c %a "$MWS/plain.txt")" 740 "modes: 0640 made 4755 inside: only the owner's x bit comes back (0740)"
+is "$(stat -c %a "$MWS/d")" 755 "modes: a directory made 1777 inside keeps its host mode"
+is "$(stat -c %a "$MWS/sd")" 750 "modes: a directory made 2775 inside keeps its host mode"
+is "$(stat -c %a "$MWS/new.txt")" 644 "modes: a new 6666 file is 0644 (umask 022)"
+is "$(stat -c %a "$MWS/newx")" 755 "modes: a new executable file is 0755"
+is "$(stat -c %a "$MWS/newdir")" 755 "modes: a new 3777 directory is 0755"
+is "$(stat -c %a "$MWS/newdir/f")" 644 "modes: a new 0666 file is 0644"
+found=$(find "$MWS" -perm /7022 -printf '%p %m\n')
+is "$found" "" "modes: no setuid, setgid, sticky, group- or other-writable entry after --apply"
+contains "$ERR" "P  plain.txt" "modes: a mode-only change has its own letter in the summary"
+# the host's umask filters new entries
+MWS2=$TMP/modews2
+mkdir -p "$MWS2"
+chmod 0755 "$MWS2"
+(
+        umask 077
+        "$ACS" --profile unsafe-python -w "$MWS2" --apply --json -c "
+import os
+open('/workspace/u.txt', 'w').write('u')
+open('/workspace/ux', 'w').write('x')
+os.chmod('/workspace/ux', 0o775)
+os.mkdir('/workspace/ud')
+os.chmod('/workspace/ud', 0o777)
+" >"$TMP/umask.json" 2>"$TMP/umask.err" </dev/null
+)
+is "$(stat -c %a "$MWS2/u.txt" "$MWS2/ux" "$MWS2/ud" 2>&1 | tr '\n' ' ')" "600 700 700 " "modes: umask 077 on the host: new entries 0600 / 0700"
+is "$(json_get .files.modified <"$TMP/umask.json")" "[]" "modes: control: nothing modified in the umask run"
+
+# --- symlinks come back only when they stay inside the workspace ------------------
+echo "echo host" >"$TMP/rc"
+echo log >"$WS/out.log"
+chmod 0666 "$WS/out.log"
+mkdir -p "$WS/lk"
+chmod 0777 "$WS/lk"
+is_root && chown -R 65534:65534 "$WS/out.log" "$WS/lk"
+pyrun "
+os.unlink('/workspace/out.log')
+os.symlink('$TMP/rc', '/workspace/out.log')
+os.symlink('../../escape', '/workspace/lk/up2')
+os.symlink('../x/../../escape', '/workspace/lk/dotdot')
+os.symlink('/workspace/keep.txt', '/workspace/lk/abs')
+os.symlink('../keep.txt', '/workspace/lk/inside')
+os.symlink('sub/inner.txt', '/workspace/lk2')
+print('END')
+" -w "$WS" --apply --json
+reached "symlinks with --apply"
+check "symlinks: a file turned into a symlink out of the workspace is not written back" test ! -L "$WS/out.log"
+is "$(cat "$WS/out.log")" log "symlinks: the host file stays as it was"
+check "symlinks: '../..' out of the workspace is not written back" test ! -L "$WS/lk/up2"
+check "symlinks: a '..' after a name is not written back" test ! -L "$WS/lk/dotdot"
+check "symlinks: an absolute target is not written back" test ! -L "$WS/lk/abs"
+is "$(readlink "$WS/lk/inside")" ../keep.txt "symlinks: control: a symlink inside the workspace is written back"
+is "$(readlink "$WS/lk2")" sub/inner.txt "symlinks: control: a relative symlink at the top is written back"
+skipped=$(printf %s "$OUT" | json_get .apply.items | python3 -c 'import json,sys; print(" ".join(sorted(e["path"] for e in json.load(sys.stdin) if e["status"] == "skipped")))')
+is "$skipped" "lk/abs lk/dotdot lk/up2 out.log" "symlinks: the outward ones are reported as skipped"
+contains "$(printf %s "$OUT" | json_get .apply.items)" "leaves the workspace" "symlinks: with a reason"
+is "$(cat "$TMP/rc")" "echo host" "symlinks: the outside target is untouched"
+
 tap_plan

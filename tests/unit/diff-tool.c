@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "diff.h"
@@ -151,6 +152,8 @@ int main(int argc, char **argv)
                 acs_options ao = { .args = args, .workspace = argv[3] };
 
                 ao.json = argc > 4 && strcmp(argv[4], "--json") == 0;
+                ao.umask = umask(022);
+                umask(ao.umask);
                 return acs_cmd_apply(&ao);
         }
         if (strcmp(cmd, "keep") == 0)
@@ -179,10 +182,13 @@ int main(int argc, char **argv)
         } else if (strcmp(cmd, "short") == 0) {
                 acs_changes_print_short(stdout, &c);
         } else if (strcmp(cmd, "apply") == 0) {
-                acs_apply_opts ao = { .dry_run = t.dry_run };
+                acs_apply_opts ao = { .dry_run = t.dry_run, .protect = t.protect };
                 acs_apply_result res = {};
                 int into = t.into ? open_dir(t.into) : lower;
 
+                ao.umask = umask(022);
+                umask(ao.umask);
+                acs_changes_mark_run_conflicts(&c, into);
                 r = acs_apply_changes(upper, into, &c, &ao, &res, &err);
                 if (r < 0) {
                         fprintf(stderr, "diff-tool: %s\n", err.msg);

@@ -5,6 +5,8 @@
  * classification agreeing with the reference matcher), git directories by
  * shape, configuration places, symlinks, modes.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../tap.h"
@@ -132,6 +134,10 @@ static void test_globs(void)
                 acs_protect_out_done(&o);
                 acs_globset_done(&g);
         }
+        char *prot[] = { "secret", ".git/hooks/**", "**/.env", NULL };
+        ok(acs_glob_protected(prot, "sub/.env"), "acs_glob_protected: the profile's semantics");
+        ok(acs_glob_protected(prot, "a/secret/x"), "acs_glob_protected: at any depth");
+        ok(!acs_glob_protected(prot, "secrets"), "acs_glob_protected: a prefix of a name is not a parent");
 }
 
 static void test_symlinks(void)
@@ -300,6 +306,44 @@ static void test_classify(void)
         acs_protect_out_done(&o);
 }
 
+/* acs-launch.profile(5), PROTECTED PATHS, lists every built-in entry. */
+static void test_man(void)
+{
+        const char *srcdir = getenv("ACS_SRCDIR");
+        char path[4096], buf[1 << 16];
+        size_t n = 0, k = 0;
+        FILE *f;
+
+        if (!srcdir) {
+                ok(1, "man page # SKIP ACS_SRCDIR not set");
+                return;
+        }
+        snprintf(path, sizeof path, "%s/man/acs-launch.profile.5", srcdir);
+        if (!(f = fopen(path, "re"))) {
+                ok(0, "open %s", path);
+                return;
+        }
+        n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        /* roff's "\-" is a '-' */
+        for (size_t i = 0; i < n; i++)
+                if (!(buf[i] == '\\' && buf[i + 1] == '-'))
+                        buf[k++] = buf[i];
+        buf[k] = 0;
+        char *sec = strstr(buf, ".SH PROTECTED PATHS"), *end = sec ? strstr(sec, ".SS Pattern syntax") : NULL;
+        ok(sec && end, "acs-launch.profile(5) has PROTECTED PATHS");
+        if (!sec || !end)
+                return;
+        *end = 0;
+        for (const char *const *b = acs_protect_builtin; *b; b++) {
+                char word[64];
+
+                snprintf(word, sizeof word, " %s", *b);
+                ok(strstr(sec, word) != NULL, "acs-launch.profile(5) lists the built-in %s", *b);
+        }
+}
+
 int main(void)
 {
         test_fold();
@@ -308,5 +352,6 @@ int main(void)
         test_symlinks();
         test_modes();
         test_classify();
+        test_man();
         return tap_done();
 }
