@@ -2,9 +2,13 @@
 /*
  * --keep DIR and `acs-launch apply DIR --workspace W`: the upper layer in a
  * portable form (a manifest instead of whiteouts and xattrs), applied later
- * with the same checks as --apply.
+ * with the same checks as --apply (and those of keep-load.c).
+ *
+ * --keep creates DIR itself, mode 0700, and refuses a path that exists:
+ * a directory someone else made (or could still write) is not ours to fill,
+ * since whoever can change a kept layer can write into the workspace it is
+ * applied to.
  */
-#include <dirent.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <string.h>
@@ -12,34 +16,8 @@
 
 #include "apply-policy.h"
 #include "cli.h"
-#include "diff-internal.h"
+#include "keep-load.h"
 #include "profile.h"
-
-#define KEEP_SCHEMA "acs-keep/1"
-#define KEEP_MANIFEST "acs-keep.json"
-#define KEEP_PATCH "changes.patch"
-
-static int dir_is_empty(int dfd)
-{
-        int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        struct dirent *de;
-        int r = 1;
-        DIR *d;
-
-        if (fd < 0)
-                return -errno;
-        if (!(d = fdopendir(fd))) {
-                close(fd);
-                return -errno;
-        }
-        while ((de = readdir(d)))
-                if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-                        r = 0;
-                        break;
-                }
-        closedir(d);
-        return r;
-}
 
 /* mkdir -p of path's parents below tree (0700; real modes are in the manifest) */
 static int make_parents(int tree, const char *path)
@@ -133,7 +111,7 @@ static int write_at(int dfd, const char *name, const char *s, size_t n)
         return 0;
 }
 
-static int write_manifest(int dfd, const acs_changes *c)
+static int write_manifest(int dfd, const acs_changes *c, const char *patch_sha)
 {
         json_object *m = json_object_new_object(), *rs = json_object_new_object();
         json_object *files = acs_changes_to_json(c);
@@ -146,31 +124,56 @@ static int write_manifest(int dfd, const acs_changes *c)
         }
         json_object_object_del(files, "patch"); /* kept as changes.patch */
         json_object_object_del(files, "patch_escaped");
-        json_object_object_add(m, "schema", json_object_new_string(KEEP_SCHEMA));
+        json_object_object_add(m, "schema", json_object_new_string(ACS_KEEP_SCHEMA));
         json_object_object_add(rs, "sec", json_object_new_int64(c->run_start.tv_sec));
         json_object_object_add(rs, "nsec", json_object_new_int64(c->run_start.tv_nsec));
         json_object_object_add(m, "run_start", rs);
+        if (*patch_sha)
+                json_object_object_add(m, "patch_sha256", json_object_new_string(patch_sha));
         json_object_object_add(m, "files", files);
         s = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-        r = write_at(dfd, KEEP_MANIFEST, s, strlen(s));
+        r = write_at(dfd, ACS_KEEP_MANIFEST, s, strlen(s));
         json_object_put(m);
         return r;
+}
+
+/* Create dir (0700, not there before) and open it: ours alone, or an error. */
+static int make_keep_dir(const char *dir, acs_error *err)
+{
+        _cleanup_close_ int dfd = -1;
+        struct stat st;
+        int r;
+
+        if (mkdir(dir, 0700) < 0)
+                return acs_error_errno(err, -errno, "keep", "cannot create %s%s", dir,
+                                       errno == EEXIST ? ": it exists (--keep creates its directory itself; "
+                                                         "give a new path)" : "");
+        /* no symlink: mkdir made a directory, and one swapped in since is refused */
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dfd < 0)
+                return acs_error_errno(err, -errno, "keep", "cannot open %s", dir);
+        if (fstat(dfd, &st) < 0)
+                return acs_error_errno(err, -errno, "keep", "cannot stat %s", dir);
+        if (st.st_uid != geteuid() || (st.st_mode & 07777) != 0700)
+                return acs_error_set(err, -EPERM, "keep", "%s is not the directory --keep created", dir);
+        if ((r = acs_keep_dir_trusted(dfd, dir, err)) < 0) {
+                (void)!rmdir(dir); /* ours, empty: not left behind where others could fill it */
+                return r;
+        }
+        return TAKE_FD(dfd);
 }
 
 int acs_keep_layer(int upper_fd, const acs_changes *c, const char *dir, acs_error *err)
 {
         _cleanup_close_ int dfd = -1, tree = -1;
+        char patch_sha[65] = "";
+        acs_crypto cr;
         int r;
 
-        if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-                return acs_error_errno(err, -errno, "keep", "cannot create %s", dir);
-        dfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (dfd < 0)
-                return acs_error_errno(err, -errno, "keep", "cannot open %s", dir);
-        if ((r = dir_is_empty(dfd)) <= 0)
-                return acs_error_errno(err, r < 0 ? r : -EEXIST, "keep", "%s must be a new or empty directory", dir);
-        if (mkdirat(dfd, "tree", 0700) < 0 ||
-            (tree = openat(dfd, "tree", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+        if ((dfd = make_keep_dir(dir, err)) < 0)
+                return dfd;
+        if (mkdirat(dfd, ACS_KEEP_TREE, 0700) < 0 ||
+            (tree = openat(dfd, ACS_KEEP_TREE, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
                 return acs_error_errno(err, -errno, "keep", "cannot create %s/tree", dir);
         for (size_t i = 0; i < c->n_modified; i++)
                 if ((r = keep_one(upper_fd, tree, &c->modified[i])) < 0)
@@ -178,56 +181,15 @@ int acs_keep_layer(int upper_fd, const acs_changes *c, const char *dir, acs_erro
         for (size_t i = 0; i < c->n_added; i++)
                 if ((r = keep_one(upper_fd, tree, &c->added[i])) < 0)
                         return acs_error_errno(err, r, "keep", "cannot keep %s", c->added[i].path);
-        if (c->patch && (r = write_at(dfd, KEEP_PATCH, c->patch, c->patch_len)) < 0)
-                return acs_error_errno(err, r, "keep", "cannot write %s/%s", dir, KEEP_PATCH);
-        if ((r = write_manifest(dfd, c)) < 0)
-                return acs_error_errno(err, r, "keep", "cannot write %s/%s", dir, KEEP_MANIFEST);
-        return 0;
-}
-
-int acs_keep_load(const char *dir, acs_changes *ret_changes, int *ret_tree_fd, acs_error *err)
-{
-        _cleanup_close_ int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), mfd = -1, tree = -1;
-        _cleanup_free_ char *buf = NULL;
-        json_object *m = NULL, *v, *rs;
-        acs_changes c = {};
-        size_t len = 0;
-        int r;
-
-        if (dfd < 0)
-                return acs_error_errno(err, -errno, "apply", "cannot open %s", dir);
-        if ((r = acs_read_beneath(dfd, KEEP_MANIFEST, &buf, &len)) < 0)
-                return acs_error_errno(err, r, "apply", "cannot read %s/%s", dir, KEEP_MANIFEST);
-        m = json_tokener_parse(buf);
-        if (!m || !json_object_object_get_ex(m, "schema", &v) ||
-            !json_object_is_type(v, json_type_string) ||
-            strcmp(json_object_get_string(v), KEEP_SCHEMA) != 0 ||
-            !json_object_object_get_ex(m, "files", &v)) {
-                json_object_put(m);
-                return acs_error_set(err, -EINVAL, "apply", "%s/%s is not an %s manifest", dir,
-                                     KEEP_MANIFEST, KEEP_SCHEMA);
+        if (c->patch) {
+                if ((r = write_at(dfd, ACS_KEEP_PATCH, c->patch, c->patch_len)) < 0)
+                        return acs_error_errno(err, r, "keep", "cannot write %s/%s", dir, ACS_KEEP_PATCH);
+                acs_crypto_load(&cr, err);
+                if ((r = acs_sha256_buf(&cr, c->patch, c->patch_len, patch_sha)) < 0)
+                        return acs_error_errno(err, r, "keep", "cannot hash the patch");
         }
-        r = acs_changes_from_json(v, &c, err);
-        if (r >= 0 && json_object_object_get_ex(m, "run_start", &rs)) {
-                if (json_object_object_get_ex(rs, "sec", &v))
-                        c.run_start.tv_sec = json_object_get_int64(v);
-                if (json_object_object_get_ex(rs, "nsec", &v))
-                        c.run_start.tv_nsec = json_object_get_int64(v);
-        }
-        json_object_put(m);
-        if (r < 0)
-                return r;
-        free(c.patch);
-        c.patch = NULL;
-        if (acs_read_beneath(dfd, KEEP_PATCH, &c.patch, &c.patch_len) < 0)
-                c.patch = NULL, c.patch_len = 0;
-        tree = openat(dfd, "tree", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (tree < 0) {
-                acs_changes_free(&c);
-                return acs_error_errno(err, -errno, "apply", "cannot open %s/tree", dir);
-        }
-        *ret_changes = c;
-        *ret_tree_fd = TAKE_FD(tree);
+        if ((r = write_manifest(dfd, c, patch_sha)) < 0)
+                return acs_error_errno(err, r, "keep", "cannot write %s/%s", dir, ACS_KEEP_MANIFEST);
         return 0;
 }
 

@@ -216,7 +216,8 @@ int acs_open_parent_beneath(int dirfd, const char *path, const char **ret_name)
 
 int acs_read_beneath(int dirfd, const char *path, char **ret, size_t *ret_len)
 {
-        _cleanup_close_ int fd = acs_open_beneath(dirfd, path, O_RDONLY, 0);
+        /* O_NONBLOCK: opening a FIFO must not wait for a writer */
+        _cleanup_close_ int fd = acs_open_beneath(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
         _cleanup_free_ char *buf = NULL;
         size_t len = 0, cap = 0;
         struct stat st;

@@ -258,19 +258,28 @@ void acs_changes_mark_run_conflicts(acs_changes *c, int host_fd);
 /* Strict relative path check used by apply: no "", ".", "..", "//", leading "/". */
 bool acs_path_is_safe(const char *path);
 
-/* ---- keep (apply-keep.c) ---- */
+/* ---- keep (apply-keep.c, keep-load.c) ---- */
 
 /*
- * Keep the upper layer in dir (created; must not exist or be empty):
- *   dir/acs-keep.json   {"schema": "acs-keep/1", "run_start": ..., "files": <changes json>}
- *   dir/tree/...        added/modified regular files, symlinks and directories
- *   dir/changes.patch   c->patch when there is one
+ * Keep the changes in dir, which this creates (mode 0700; a path that
+ * exists is refused, and so is a directory others could write or a parent
+ * others could write without the sticky bit). The layout (acs-launch(1),
+ * KEPT LAYERS):
+ *   dir/acs-keep.json   {"schema": "acs-keep/2", "run_start": {"sec", "nsec"},
+ *                        ["patch_sha256"], "files": <changes json>}   0600
+ *   dir/changes.patch   c->patch when there is one                    0600
+ *   dir/tree/...        added/modified regular files (0600), directories
+ *                       (0700) and symlinks; the manifest holds the real modes
  * Whiteouts are portable: deletions live in the manifest only. FIFOs,
- * sockets and devices are listed, not copied. Kept files are mode 0600/0700
- * (the manifest holds the real modes).
+ * sockets and devices are listed, not copied.
  */
 int acs_keep_layer(int upper_fd, const acs_changes *c, const char *dir, acs_error *err);
-/* Load a kept layer: *ret_changes from the manifest, *ret_tree_fd on dir/tree. */
+/*
+ * Load a kept layer for apply: refuses (-errno, err filled) a directory that
+ * is not the caller's alone (keep-load.c), and one whose tree/, manifest and
+ * changes.patch disagree; *ret_changes from the manifest (old_git set from
+ * the patch), *ret_tree_fd on dir/tree.
+ */
 int acs_keep_load(const char *dir, acs_changes *ret_changes, int *ret_tree_fd, acs_error *err);
 
 /*

@@ -113,36 +113,40 @@ echo 1 >"$C/lower/tree/sub/one"
 echo a >"$C/lower/a.txt"
 echo gone >"$C/lower/gone.txt"
 in_overlay 'echo b >> a.txt; rm gone.txt; rm -rf tree; echo new > new.txt; chmod 750 new.txt; ln -s a.txt link; mkdir -p d/e; mkfifo fifo'
-"$DIFF_TOOL" keep "$C/upper" "$C/lower" "$C/kept" || fail "keep: diff-tool keep failed"
+# host copies made before the run's start (a copy made later is a conflict)
+for n in 1 2 3; do cp -a "$C/lower" "$C/host$n"; done
+sleep 1
+"$DIFF_TOOL" keep "$C/upper" "$C/lower" "$C/kept" --run-start "$(date +%s)" || fail "keep: diff-tool keep failed"
 check "keep: manifest written" test -f "$C/kept/acs-keep.json"
 check "keep: patch written" test -f "$C/kept/changes.patch"
 check "keep: files kept" test -f "$C/kept/tree/new.txt"
 check "keep: no FIFO kept" test ! -e "$C/kept/tree/fifo"
 check "keep: no whiteout kept" test ! -e "$C/kept/tree/gone.txt"
-fresh_host
-"$DIFF_TOOL" keep-apply "$C/kept" "$C/host" --json >"$C/keep-apply.json" 2>"$C/keep-apply.err"
+"$DIFF_TOOL" keep-apply "$C/kept" "$C/host1" --json >"$C/keep-apply.json" 2>"$C/keep-apply.err"
 is "$?" 0 "keep: apply DIR --workspace W succeeds"
 contains "$(cat "$C/keep-apply.json")" '"schema":"acs-apply/1"' "keep: --json result"
-python3 "$MANIFEST" full "$C/host" >"$C/host.full"
-grep -v ' special ' "$C/merged.full" >"$C/merged.nospecial"
-if cmp -s "$C/host.full" "$C/merged.nospecial"; then ok "keep: applied kept layer reproduces the merged view"; else
+python3 "$MANIFEST" full "$C/host1" >"$C/host.full"
+python3 "$MANIFEST" expect "$C/lower.before" "$C/merged.full" "$(umask)" >"$C/merged.expect"
+if cmp -s "$C/host.full" "$C/merged.expect"; then ok "keep: applied kept layer reproduces the merged view"; else
         fail "keep: applied kept layer reproduces the merged view"
-        diag "$(diff "$C/host.full" "$C/merged.nospecial")"
+        diag "$(diff "$C/host.full" "$C/merged.expect"; cat "$C/keep-apply.err")"
 fi
 rm -rf "$C/gitapplied" && cp -a "$C/lower" "$C/gitapplied"
 check "keep: kept patch applies with git apply" sh -c 'cd "$1" && git apply "$2"' sh "$C/gitapplied" "$C/kept/changes.patch"
 # a second apply finds everything already done
-"$DIFF_TOOL" keep-apply "$C/kept" "$C/host" >/dev/null 2>&1
+"$DIFF_TOOL" keep-apply "$C/kept" "$C/host1" >/dev/null 2>&1
 is "$?" 0 "keep: applying twice is harmless"
-# tampered content is refused
-fresh_host
-echo tampered >"$C/kept/tree/new.txt"
-"$DIFF_TOOL" keep-apply "$C/kept" "$C/host" >/dev/null 2>"$C/tamper.err"
-is "$?" 1 "keep: tampered kept file fails the apply"
-contains "$(cat "$C/tamper.err")" "does not match the recorded sha256" "keep: tampering reported"
-check "keep: tampered file not written" test ! -e "$C/host/new.txt"
+# tampered content is refused, the whole layer
+cp -a "$C/kept" "$C/kept-t"
+echo tampered >"$C/kept-t/tree/new.txt"
+"$DIFF_TOOL" keep-apply "$C/kept-t" "$C/host2" >/dev/null 2>"$C/tamper.err"
+is "$?" 125 "keep: a tampered kept file refuses the layer"
+contains "$(cat "$C/tamper.err")" "tree/new.txt changed after the run" "keep: tampering reported"
+check "keep: tampered file not written" test ! -e "$C/host2/new.txt"
+check "keep: nor anything else" test ! -e "$C/host2/link"
 # ".." and absolute paths in an edited manifest are refused
-python3 - "$C/kept/acs-keep.json" <<'PY'
+cp -a "$C/kept" "$C/kept-u"
+python3 - "$C/kept-u/acs-keep.json" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
 for e in m["files"]["added"]:
@@ -152,12 +156,12 @@ for e in m["files"]["added"]:
         e["path"] = "/tmp/abs-link"
 json.dump(m, open(sys.argv[1], "w"))
 PY
-fresh_host
-"$DIFF_TOOL" keep-apply "$C/kept" "$C/host" --json >"$C/esc.json" 2>/dev/null
-is "$?" 1 "keep: unsafe paths fail the apply"
-is "$(grep -o '"status":"unsafe"' "$C/esc.json" | wc -l | tr -d ' ')" 2 "keep: '..' and absolute paths reported unsafe"
+"$DIFF_TOOL" keep-apply "$C/kept-u" "$C/host3" --json >"$C/esc.json" 2>"$C/esc.err"
+is "$?" 125 "keep: unsafe paths refuse the layer"
+contains "$(cat "$C/esc.err")" "unsafe path" "keep: the unsafe path is named"
 check "keep: nothing escaped" test ! -e "$C/escaped.txt" -a ! -e /tmp/abs-link
-"$DIFF_TOOL" keep-apply "$TMP/no-such-dir" "$C/host" 2>/dev/null
+check "keep: nothing applied" test ! -e "$C/host3/link"
+"$DIFF_TOOL" keep-apply "$TMP/no-such-dir" "$C/host3" 2>/dev/null
 is "$?" 125 "keep: a missing kept layer is a usage error (125)"
 
 tap_plan
