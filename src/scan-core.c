@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "scan-rules.h"
+#include "scan-text.h"
 #include "scan-walk.h"
 
 int acs_scan_error(acs_error *err, int code, const char *fmt, ...)
@@ -30,6 +31,7 @@ int acs_scan_error(acs_error *err, int code, const char *fmt, ...)
         return code;
 }
 
+/* Names and messages quote the code: clipped and escaped here, once for every rule (scan-text.h). */
 int acs_scan_add_finding(acs_scan_result *r, const char *rule, const char *name, int line, int col,
                          const char *message)
 {
@@ -38,8 +40,9 @@ int acs_scan_add_finding(acs_scan_result *r, const char *rule, const char *name,
                 return -ENOMEM;
         r->findings = v;
         acs_finding *f = &v[r->n_findings];
-        *f = (acs_finding){.rule = strdup(rule), .name = strdup(name ? name : ""),
-                           .line = line, .col = col, .message = strdup(message)};
+        *f = (acs_finding){.rule = strdup(rule), .name = acs_scan_clean_text(name, ACS_FINDING_NAME_MAX),
+                           .line = line, .col = col,
+                           .message = acs_scan_clean_text(message, ACS_FINDING_MESSAGE_MAX)};
         if (!f->rule || !f->name || !f->message) {
                 free(f->rule);
                 free(f->name);
@@ -68,13 +71,24 @@ double acs_scan_now_ms(void)
         return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Finish a result: verdict from the mode, time. */
+static bool has_finding(const acs_scan_result *r, const char *rule)
+{
+        for (size_t i = 0; i < r->n_findings; i++)
+                if (strcmp(r->findings[i].rule, rule) == 0)
+                        return true;
+        return false;
+}
+
+/* Finish a result: verdict from the mode, time. A scan that stopped at a
+ * limit did not see all of the code: refused in mode warn too. */
 void acs_scan_finish(const acs_profile *p, acs_scan_result *ret, double t0)
 {
         if (ret->n_findings == 0)
                 ret->verdict = ACS_VERDICT_PASS;
         else
                 ret->verdict = p->scan_mode == ACS_SCAN_WARN ? ACS_VERDICT_WARN : ACS_VERDICT_REJECT;
+        if (has_finding(ret, R_LIMIT))
+                ret->verdict = ACS_VERDICT_REJECT;
         ret->ms = acs_scan_now_ms() - t0;
 }
 

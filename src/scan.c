@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "scan-module.h"
+#include "scan-text.h"
 #include "scan.h"
 
 /* Is /proc/self/exe inside the build tree? Then use the uninstalled module. */
@@ -128,12 +129,12 @@ int acs_scan_boot(char *buf, size_t size, int policy_fd, int module_fd)
 
 /* ---- the report line from the module, and JSON for reports ---- */
 
-static char *dup_member(struct json_object *o, const char *key)
+static char *dup_member(struct json_object *o, const char *key, size_t max)
 {
         struct json_object *v;
         if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
                 return NULL;
-        return strdup(json_object_get_string(v));
+        return acs_scan_clean_text(json_object_get_string(v), max);
 }
 
 static int int_member(struct json_object *o, const char *key)
@@ -170,9 +171,9 @@ int acs_scan_result_from_json(const char *line, acs_scan_result *ret)
                 for (i = 0; i < n; i++) {
                         struct json_object *f = json_object_array_get_idx(fs, i);
                         acs_finding *x = &r.findings[r.n_findings++];
-                        x->rule = dup_member(f, "rule");
-                        x->name = dup_member(f, "name");
-                        x->message = dup_member(f, "message");
+                        x->rule = dup_member(f, "rule", ACS_FINDING_NAME_MAX);
+                        x->name = dup_member(f, "name", ACS_FINDING_NAME_MAX);
+                        x->message = dup_member(f, "message", ACS_FINDING_MESSAGE_MAX);
                         x->line = int_member(f, "line");
                         x->col = int_member(f, "col");
                         if (!x->rule || !x->name || !x->message)
@@ -287,7 +288,9 @@ int acs_cmd_check(const acs_options *o)
                         goto out;
                 }
         } else {
-                print_human(shown, p, &res);
+                /* a file name from a cloned repository is no more trusted than the code */
+                _cleanup_free_ char *display = acs_scan_clean_text(shown, PATH_MAX);
+                print_human(display ? display : "?", p, &res);
         }
         if (fflush(stdout) != 0) {
                 fprintf(stderr, "acs-launch: check: cannot write the result: %m\n");

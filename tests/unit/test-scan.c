@@ -84,6 +84,18 @@ static const struct {
         {"match 1:\n    case int(__class__=c):\n        pass\n", "denied-attribute"},
         {"import operator\noperator.attrgetter('__class__')(1)\n", "denied-attribute"},
         {"import typing\ndef f(x: \"__import__('os')\"): pass\ntyping.get_type_hints(f)\n", "denied-builtin"},
+        /* folding has a size budget (issue 18): nothing over 4096 characters is built */
+        {"x = ('a'*64*64*64*64*64) + ''\n", NULL},
+        {"getattr(0, ('a'*64*64*64*64*64) + '')\n", "reflective-access"},
+        {"getattr(0, '_' * 2 + 'class' + '_' * 2)\n", "denied-attribute"},
+        {"__import__('a'*64*64*64*64)\n", "forbidden-import"},
+        {"x = ''.join(['{0._', '_class__}']).format(1)\n", "denied-attribute"},
+        /* ... but a template is read whole however long it is */
+        {"x = ('{0' + 'x'*64*64*64 + '.__globals__}').format(y=1)\n", "denied-attribute"},
+        {"x = ('{' * 100001 + '0.__globals__}').format(1)\n", "denied-attribute"},
+        {"x = ('{' * 100000 + '0.__globals__}').format(1)\n", NULL}, /* even: all braces escaped */
+        {"x = ('{0.' + 'y' * 10**9 + '}').format(1)\n", NULL},
+        {"x = ('{0.__globals__' + '.' * 10**12 + '}').format(1)\n", "denied-attribute"},
 };
 
 static void run_cases(const acs_profile *p)
@@ -109,6 +121,58 @@ static void run_cases(const acs_profile *p)
                 }
                 result_free(&r);
         }
+}
+
+/* The scan's own bounds (issue 18): its string work, its findings and their text. */
+static void run_bounds(const acs_profile *p)
+{
+        acs_scan_result r = {0};
+        acs_error err = {0};
+        char *src = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&src, &len);
+        for (int i = 0; i < 10000; i++) /* 40 Mi characters of folded names */
+                fprintf(f, "getattr(0, 'a' * 4096)\n");
+        fclose(f);
+        ok(acs_scan_source(p, src, len, "work.py", &r, &err) == 0 && r.verdict == ACS_VERDICT_REJECT &&
+                   has_rule(&r, "scan-limit"),
+           "past 32 Mi characters of string work the scan stops with scan-limit");
+        result_free(&r);
+        free(src);
+
+        f = open_memstream(&src, &len);
+        for (int i = 0; i < 1000; i++)
+                fprintf(f, "import m%d\n", i);
+        fclose(f);
+        acs_scan_source(p, src, len, "many.py", &r, &err);
+        ok(r.n_findings == 200 && r.verdict == ACS_VERDICT_REJECT, "at most 200 findings (%zu)", r.n_findings);
+        result_free(&r);
+        free(src);
+
+        f = open_memstream(&src, &len);
+        fprintf(f, "import ");
+        for (int i = 0; i < 1000; i++)
+                fputs("\xe4\xb8\xad", f); /* 中 */
+        fprintf(f, "\n__import__('\\x1b]0;t\\x07' + 'x' * 5000)\n__import__('\\x9b' + 'y')\n");
+        fclose(f);
+        acs_scan_source(p, src, len, "text.py", &r, &err);
+        ok(r.n_findings >= 3, "findings for the long and the escaped names");
+        bool clean = true, short_enough = true;
+        for (size_t i = 0; i < r.n_findings; i++) {
+                for (const unsigned char *c = (const unsigned char *)r.findings[i].message; *c; c++)
+                        clean &= *c >= 0x20 && *c != 0x7f && !(c[0] == 0xc2 && c[1] >= 0x80 && c[1] < 0xa0);
+                short_enough &= strlen(r.findings[i].name) <= 200 && strlen(r.findings[i].message) <= 1000;
+        }
+        ok(clean, "no control character in any message");
+        ok(short_enough, "names at most 200 bytes, messages at most 1000");
+        bool quoted = false;
+        for (size_t i = 0; i < r.n_findings; i++)
+                quoted |= strcmp(r.findings[i].name, "\\x9by") == 0;
+        ok(quoted, "a C1 control in a module name is shown as \\x9b");
+        ok(r.n_findings > 0 && strstr(r.findings[0].message, "(allowed:") != NULL,
+           "a message quoting a long name keeps its end: %s", r.n_findings ? r.findings[0].message : "");
+        result_free(&r);
+        free(src);
 }
 
 static void run_nul(const acs_profile *p)
@@ -238,6 +302,7 @@ int main(void)
         }
         run_cases(p);
         run_nul(p);
+        run_bounds(p);
         run_positions(p);
         run_modes(p);
         run_json();
