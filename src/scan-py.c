@@ -97,7 +97,7 @@ out:
         return r;
 }
 
-static int module_scan(const acs_profile *p, const char *src, size_t len, const char *filename,
+static int module_scan(const acs_profile *p, const char *src, size_t len, const char *filename, bool command,
                        acs_scan_result *ret, acs_error *err)
 {
         acs_scan_result res = {0};
@@ -113,7 +113,7 @@ static int module_scan(const acs_profile *p, const char *src, size_t len, const 
         if ((r = ensure_interpreter(p, err)) < 0)
                 return r;
         PyGILState_STATE g = PyGILState_Ensure();
-        r = acs_scan_locked(p, src, len, filename, false, ret, err);
+        r = acs_scan_locked(p, src, len, filename, command, ret, err);
         PyGILState_Release(g);
         return r;
 }

@@ -88,7 +88,7 @@ static int get_module(const acs_scan_module **ret, acs_error *err)
         return r;
 }
 
-int acs_scan_source(const acs_profile *p, const char *src, size_t len, const char *filename,
+int acs_scan_source(const acs_profile *p, const char *src, size_t len, const char *filename, bool command,
                     acs_scan_result *ret, acs_error *err)
 {
         const acs_scan_module *m;
@@ -99,7 +99,7 @@ int acs_scan_source(const acs_profile *p, const char *src, size_t len, const cha
         int r = get_module(&m, err);
         if (r < 0)
                 return r;
-        return m->scan(p, src, len, filename, ret, err);
+        return m->scan(p, src, len, filename, command, ret, err);
 }
 
 int acs_scan_ext_open(acs_error *err)
@@ -278,8 +278,9 @@ int acs_cmd_check(const acs_options *o)
         }
         if (acs_profile_load(o->profile ? o->profile : "default", &p, &err) < 0 ||
             read_source(file, p->max_source ? p->max_source + 1 : SIZE_MAX, &src, &len, &err) < 0 ||
-            acs_scan_source(p, src, len, shown, &res, &err) < 0) {
-                fprintf(stderr, "acs-launch: check: %s\n", err.msg);
+            acs_scan_bounded(p, src, len, shown, false, &res, &err) < 0) {
+                _cleanup_free_ char *msg = acs_scan_clean_text(err.msg, sizeof err.msg);
+                fprintf(stderr, "acs-launch: check: %s\n", msg ? msg : "out of memory");
                 return err.exit_status ? err.exit_status : 125;
         }
         if (o->json) {
