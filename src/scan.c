@@ -191,6 +191,17 @@ out:
 
 /* ---- acs-launch check ---- */
 
+static const char *file_kind(mode_t m)
+{
+        if (S_ISDIR(m))
+                return "a directory";
+        if (S_ISFIFO(m))
+                return "a FIFO";
+        if (S_ISCHR(m) || S_ISBLK(m))
+                return "a device";
+        return S_ISSOCK(m) ? "a socket" : "not a file";
+}
+
 /*
  * Read at most limit bytes: a source longer than max_source is refused
  * anyway, so there is no point holding all of it.
@@ -200,8 +211,16 @@ static int read_source(const char *file, size_t limit, char **ret, size_t *ret_l
         _cleanup_close_ int fd = -1;
         int in = STDIN_FILENO;
         if (strcmp(file, "-") != 0) {
-                if ((fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+                struct stat st;
+                /* O_NONBLOCK: opening a FIFO must not wait for a writer */
+                if ((fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
                         return acs_error_errno(err, -errno, "check", "cannot open %s", file);
+                if (fstat(fd, &st) < 0)
+                        return acs_error_errno(err, -errno, "check", "cannot stat %s", file);
+                if (!S_ISREG(st.st_mode))
+                        return acs_error_set(err, -EINVAL, "check",
+                                             "%s is not a regular file (%s); give a file, or - for stdin", file,
+                                             file_kind(st.st_mode));
                 in = fd;
         }
         size_t len = 0, cap = 0;

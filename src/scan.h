@@ -68,7 +68,8 @@ int acs_scan_result_from_json(const char *line, acs_scan_result *ret);
 
 /*
  * acs-launch check [--profile P] [--json] FILE|-
- * The scan is acs_scan_bounded's.
+ * FILE must be a regular file (a FIFO or a device is an error, not a wait);
+ * the scan is acs_scan_bounded's.
  * Prints "file:line:col: rule: message" lines on stdout (or, with --json, one
  * object {"schema":"acs-check/1","profile":..,"file":..,"scan":{..}}).
  * Returns the exit status: 0 pass (also warn and off), 126 refused, 125 error.

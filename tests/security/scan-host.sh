@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Attack suite: the scan that runs outside any sandbox (`check`, MCP
 # inspect_code_security) is bounded, and findings are bounded and clean
-# (issue 18, items 3 and 4): a few bytes of source must not make the host
+# (issue 18, items 3, 4 and 9): a few bytes of source must not make the host
 # allocate gigabytes or spin for minutes, a limit hit is a refusal, finding
-# names are clipped at a character boundary and carry no terminal escapes.
+# names are clipped at a character boundary and carry no terminal escapes,
+# `check` decodes a file as python3 would, and a FIFO is an error.
 . "$ACS_SRCDIR/tests/security/sec-lib.sh"
 
 # measure CMD...: run CMD with stdin /dev/null, stdout and stderr to files;
@@ -232,5 +233,35 @@ legit 2000 >"$TMP/small.py"
         "$TMP/small.py" >"$TMP/mcp.out" 2>&1
 is "$(cat "$TMP/mcp.out")" "reject scan-limit bad=0
 pass  bad=0" "MCP inspect over the memory limit: refused with scan-limit, and the server goes on"
+
+# ---- item 9: check reads a file as python3 does ----
+
+# A coding cookie: python3 decodes the file with it, and so must check.
+printf '# -*- coding: koi8-r -*-\nimport \317\323\n' >"$TMP/koi8.py"
+want=$(/usr/bin/python3 -I -S -c 'import sys; print(compile(open(sys.argv[1], "rb").read(), "x", "exec", 1024).body[0].names[0].name)' "$TMP/koi8.py")
+run_acs check --json "$TMP/koi8.py"
+is "$RC" 126 "check refuses the koi8-r import"
+is "$(printf %s "$OUT" | json_get .scan.findings.0.rule)" "forbidden-import" "as a forbidden import"
+is "$(printf %s "$OUT" | json_get .scan.findings.0.name)" "$want" "named as python3 decodes it ($want)"
+printf '# coding: cp1252\nprint("\223quoted\224")\n' >"$TMP/cp1252.py"
+run_acs check "$TMP/cp1252.py"
+is "$RC" 0 "a cp1252 file with a cookie passes check"
+run_acs --profile default -- "$TMP/cp1252.py"
+is "$RC" 0 "and runs (the same decoding in the sandbox)"
+printf '# vim: set fileencoding=cp1252 :\nimport os\n' >"$TMP/vim.py"
+run_acs check "$TMP/vim.py"
+contains "$OUT" "forbidden-import: import of 'os'" "an Emacs/vim style cookie is honoured too"
+
+# A FIFO is not a file to scan: an error, never a hang.
+mkfifo "$TMP/fifo.py"
+measure timeout 20 "$ACS" check "$TMP/fifo.py"
+is "$RC" 125 "check of a FIFO exits 125 (no hang)"
+contains "$ERR" "fifo.py" "the error names the file"
+contains "$ERR" "not a regular file" "and says what is wrong"
+mkdir "$TMP/dir.py"
+run_acs check "$TMP/dir.py"
+is "$RC" 125 "check of a directory exits 125"
+printf 'import os\n' | "$ACS" check - >"$TMP/o" 2>"$TMP/e"
+is "$?" 126 "check - still reads stdin (a pipe)"
 
 tap_plan
