@@ -59,7 +59,7 @@ int main(int argc, char **argv)
         }
         acs_scan_result r = {0};
         double t0 = now_ms();
-        if (acs_scan_source(p, buf, len, argv[2], &r, &err) < 0) {
+        if (acs_scan_source(p, buf, len, argv[2], false, &r, &err) < 0) {
                 fprintf(stderr, "scan-warm: %s\n", err.msg);
                 return 125;
         }
@@ -70,7 +70,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < n; i++) {
                 double c0 = cpu_ms();
                 t0 = now_ms();
-                acs_scan_source(p, buf, len, argv[2], &r, &err);
+                acs_scan_source(p, buf, len, argv[2], false, &r, &err);
                 t[i] = now_ms() - t0;
                 c[i] = cpu_ms() - c0;
                 clear(&r);

@@ -6,8 +6,11 @@
 #   3. one-shot `--profile pure-math` run vs python3 -I -S hello.py (goal <= 1.4x),
 #      with unsafe-python (no scan) beside it
 #   4. the scan module linked against libpython3.11.so vs libpython3.11-pic.a
+#   5. `check` of a 1 MB source of adversarial shapes (bench/adversarial.py:
+#      fold bombs, alias chains, deep nesting, huge names, code in strings,
+#      shadowed builtins) vs CPython's own parse of it (goal < 2 s)
 # Usage: bench/scan.sh [BUILDDIR]   (run from anywhere; needs hyperfine)
-# Environment: RUNS (default 30), PY (default /usr/bin/python3).
+# Environment: RUNS (default 30), ADV_RUNS (default 5), PY (default /usr/bin/python3).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(dirname "$here")
@@ -80,3 +83,18 @@ if [ -f "$pic" ] && ls "$build"/src/.libs/acs_scan_la-*.o >/dev/null 2>&1; then
         echo "module, libpython .a:     $sta ms cold check ($(ratio "$sta" "$dyn")x of the .so build)"
         echo "                          CPU: .so $(cpu "$tmp/h.json" 0) ms, .a $(cpu "$tmp/h.json" 1) ms"
 fi
+
+# A few bytes of hostile source once cost gigabytes and minutes here (issue 18);
+# now the scan costs about what parsing the file costs.
+"$PY" -I -S "$here/adversarial.py" all 1000000 >"$tmp/adv.py"
+printf 'import sys\ncompile(open(sys.argv[1], "rb").read(), "x", "exec", 1024)\n' >"$tmp/parse.py"
+hyperfine -N -i -w 1 -r "${ADV_RUNS:-5}" --export-json "$tmp/h.json" "$PY -I -S $tmp/parse.py $tmp/adv.py" \
+        "$ACS check $tmp/adv.py" >/dev/null 2>&1
+parse=$(mean "$tmp/h.json" 0)
+adv=$(mean "$tmp/h.json" 1)
+verdict=$("$ACS" check --json "$tmp/adv.py" 2>/dev/null | "$PY" -I -S -c 'import json, sys
+s = json.load(sys.stdin)["scan"]
+rules = sorted({f["rule"] for f in s["findings"]})
+print("%s, %d findings (%s)" % (s["verdict"], len(s["findings"]), ", ".join(rules)))')
+echo "adversarial 1 MB check:   $adv ms wall, $(cpu "$tmp/h.json" 1) ms CPU (goal < 2000 ms): $verdict"
+echo "                          python3 parsing it alone: $parse ms wall, $(cpu "$tmp/h.json" 0) ms CPU; check/parse = $(ratio "$adv" "$parse")x"

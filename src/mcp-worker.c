@@ -48,7 +48,8 @@ static struct json_object *inspect(const acs_profile *p, const acs_mcp_call *c)
         acs_error err = { 0 };
         struct json_object *r;
 
-        if (acs_scan_source(p, c->code, c->code_len, "<string>", &scan, &err) < 0)
+        /* In a child under the profile's limits; the code is text, as execute_python's -c. */
+        if (acs_scan_bounded(p, c->code, c->code_len, "<string>", true, &scan, &err) < 0)
                 return error_result("The scan failed (%s): %s", err.stage, err.msg);
         r = acs_mcp_scan_result(p->name ? p->name : c->profile ? c->profile : "default", "<string>", &scan);
         acs_scan_result_done(&scan);

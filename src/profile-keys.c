@@ -45,7 +45,9 @@ const acs_profile_section acs_profile_section_table[] = {
                         "named here, /proc, a minimal /dev and /workspace are added." },
         { "limits", "Resource limits. All are rlimits; memory and processes are also set on "
                     "the run's own cgroup when the launcher runs in a delegated cgroup v2 "
-                    "subtree (see acs-launch(1), Limits); the report says which." },
+                    "subtree (see acs-launch(1), Limits); the report says which. cpu and memory "
+                    "also bound the scan that check and MCP inspect_code_security run outside "
+                    "any sandbox (see acs-launch(1), acs-launch check)." },
         { "output", "How the program's stdout and stderr are returned." },
         { "network", "The network namespace." },
         { "seccomp", "System calls denied on top of the built-in baseline (which already "

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "scan-text.h"
 #include "scan-walk-int.h"
 
 #define PNAME(w) ((w)->p->name ? (w)->p->name : "?")
@@ -172,10 +173,14 @@ static void check_known_attr(walk *w, PyObject *node, PyObject *recv, const char
 {
         const char *c = PyUnicode_AsUTF8(s);
         for (const char *part = c; part;) {
-                char one[256];
                 const char *dot = strcmp(fn, "attrgetter") == 0 ? strchr(part, '.') : NULL;
-                snprintf(one, sizeof one, "%.*s", dot ? (int)(dot - part) : (int)strlen(part), part);
+                char *one = strndup(part, dot ? (size_t)(dot - part) : strlen(part));
+                if (!one) {
+                        w->err = -ENOMEM;
+                        break;
+                }
                 check_attr_name(w, node, dot ? NULL : recv, one);
+                free(one);
                 part = dot ? dot + 1 : NULL;
         }
         PyErr_Clear();
@@ -185,7 +190,7 @@ static void check_known_attr(walk *w, PyObject *node, PyObject *recv, const char
 static void check_attr_expr(walk *w, PyObject *node, PyObject *recv, PyObject *expr, const char *fn,
                             bool computed_ok)
 {
-        PyObject *s = expr ? fold(expr) : NULL;
+        PyObject *s = expr ? fold(w, expr) : NULL;
         if (s) {
                 check_known_attr(w, node, recv, fn, s);
                 Py_DECREF(s);
@@ -203,8 +208,8 @@ static void check_attr_expr(walk *w, PyObject *node, PyObject *recv, PyObject *e
         }
         if (computed_ok)
                 return;
-        PyObject *pre = expr ? fold_edge(expr, true, 32) : NULL;
-        PyObject *suf = expr ? fold_edge(expr, false, 32) : NULL;
+        PyObject *pre = expr ? fold_edge(w, expr, true, 32) : NULL;
+        PyObject *suf = expr ? fold_edge(w, expr, false, 32) : NULL;
         const char *ps = pre ? PyUnicode_AsUTF8(pre) : NULL, *ss = suf ? PyUnicode_AsUTF8(suf) : NULL;
         bool safe = (ps && !acs_rules_prefix_sensitive(w->p, ps)) ||
                     (ss && !acs_rules_suffix_sensitive(w->p, ss) && !name_id(recv));
@@ -282,7 +287,7 @@ static void check_code_string(walk *w, PyObject *node, const char *s)
                 PyErr_Clear();
                 return;
         }
-        walk sub = {.p = w->p, .r = w->r, .tree = tree, .allowed = w->allowed,
+        walk sub = {.p = w->p, .budget = w->budget, .r = w->r, .tree = tree, .allowed = w->allowed,
                     .str_depth = w->str_depth + 1, .sens = w->sens};
         sub.aliases = PyDict_New();
         sub.copies = PyList_New(0);
@@ -302,8 +307,12 @@ static void check_code_string(walk *w, PyObject *node, const char *s)
                 f->line = line;
                 f->col = col;
                 if (asprintf(&m, "in code inside a string: %s", f->message) >= 0) {
-                        free(f->message);
-                        f->message = m;
+                        char *c = acs_scan_clean_text(m, ACS_FINDING_MESSAGE_MAX);
+                        free(m);
+                        if (c) {
+                                free(f->message);
+                                f->message = c;
+                        }
                 }
         }
 }
@@ -312,15 +321,12 @@ static void check_constant(walk *w, PyObject *node)
 {
         PyObject *v = get(node, S_value);
         if (v && PyUnicode_Check(v)) {
-                if (!PyUnicode_IS_ASCII(v)) {
-                        Py_INCREF(v);
-                        PyObject *f = fold(node);
+                check_format_string(w, node, v);
+                if (!PyUnicode_IS_ASCII(v)) { /* and as NFKC folds it, when it is short enough */
+                        PyObject *f = fold(w, node);
                         if (f)
                                 check_format_string(w, node, f);
                         Py_XDECREF(f);
-                        Py_DECREF(v);
-                } else {
-                        check_format_string(w, node, v);
                 }
                 const char *c = PyUnicode_AsUTF8(v);
                 if (c)
@@ -334,7 +340,7 @@ static void check_subscript(walk *w, PyObject *node)
 {
         PyObject *value = get(node, S_value), *slice = get(node, S_slice);
         if (value && slice && is_builtins_name(value)) {
-                PyObject *s = fold(slice);
+                PyObject *s = fold(w, slice);
                 const char *c = s ? PyUnicode_AsUTF8(s) : NULL;
                 if (c && denied_builtin(w, c))
                         report_at(w, node, R_BUILTIN, c);
@@ -402,7 +408,7 @@ static void check_call(walk *w, PyObject *node)
             !shadowed(w, fn, false)) {
                 check_attr_expr(w, node, starred ? NULL : a0, starred ? NULL : a1, fn, false);
                 if (a0 && a1 && is_builtins_name(a0)) {
-                        PyObject *s = fold(a1);
+                        PyObject *s = fold(w, a1);
                         const char *c = s ? PyUnicode_AsUTF8(s) : NULL;
                         if (c && denied_builtin(w, c))
                                 report_at(w, node, R_BUILTIN, c);
@@ -416,7 +422,7 @@ static void check_call(walk *w, PyObject *node)
                        "type() with three arguments creates a class at run time; %s",
                        acs_rules_hint(R_TYPE, "type"));
         } else if (fn && strcmp(fn, "__import__") == 0) {
-                PyObject *s = a0 ? fold(a0) : NULL;
+                PyObject *s = a0 ? fold(w, a0) : NULL;
                 const char *c = s ? PyUnicode_AsUTF8(s) : NULL;
                 check_module_name(w, node, c ? c : "<computed>");
                 Py_XDECREF(s);
@@ -437,21 +443,21 @@ static void check_call(walk *w, PyObject *node)
         } else if (meth && (strcmp(meth, "format") == 0 || strcmp(meth, "format_map") == 0)) {
                 PyObject *recv = get(func, S_value);
                 const char *rid = name_id(recv);
-                PyObject *tmpl = rid && strcmp(rid, "str") == 0 ? (a0 ? fold(a0) : NULL)
-                                                                 : (recv ? fold(recv) : NULL);
+                PyObject *tmpl = rid && strcmp(rid, "str") == 0 ? (a0 ? fold(w, a0) : NULL)
+                                                                 : (recv ? fold(w, recv) : NULL);
                 if (tmpl)
                         check_format_string(w, node, tmpl);
                 Py_XDECREF(tmpl);
                 Py_XDECREF(recv);
         } else if (meth && strcmp(meth, "get_field") == 0 && a0) {
                 /* string.Formatter().get_field("0.__class__", ...): a bare field name */
-                PyObject *s = fold(a0), *f = s ? PyUnicode_FromFormat("{%U}", s) : NULL;
+                PyObject *s = fold(w, a0), *f = s ? PyUnicode_FromFormat("{%U}", s) : NULL;
                 if (f)
                         check_format_string(w, node, f);
                 Py_XDECREF(s);
                 Py_XDECREF(f);
         } else if (meth && strcmp(meth, "import_module") == 0) {
-                PyObject *s = a0 ? fold(a0) : NULL;
+                PyObject *s = a0 ? fold(w, a0) : NULL;
                 const char *c = s ? PyUnicode_AsUTF8(s) : NULL;
                 check_module_name(w, node, c ? c : "<computed>");
                 Py_XDECREF(s);
@@ -461,17 +467,37 @@ static void check_call(walk *w, PyObject *node)
         Py_XDECREF(args);
 }
 
-/* '{0._' + '_class__}': a template assembled from pieces is still a template. */
-static void check_binop(walk *w, PyObject *node)
+/*
+ * '{0._' + '_class__}': a template assembled from pieces is still a
+ * template. Padding it past what folding builds ('{0' + 'x'*10**6 +
+ * '.__globals__}') does not hide it: a concatenation whose every part is
+ * known is read part after part. Returns true when the whole chain was read:
+ * its inner + nodes are parts of this value only, and are not read again
+ * (which would make a long chain quadratic).
+ */
+static bool check_binop(walk *w, PyObject *node)
 {
         PyObject *op = get(node, S_op);
-        if (is(op, T_Add)) {
-                PyObject *s = fold(node);
-                if (s)
-                        check_format_string(w, node, s);
-                Py_XDECREF(s);
+        bool whole = false;
+        if (is(op, T_Add) && !w->tmpl_covered) {
+                Py_ssize_t n = fold_len(w, node);
+                if (n >= 0) {
+                        PyObject *s = fold(w, node);
+                        if (s)
+                                check_format_string(w, node, s);
+                        whole = s != NULL;
+                        Py_XDECREF(s);
+                } else if (n == -2) {
+                        fmt_ud u = {w, node};
+                        acs_fmt_stream f;
+                        acs_fmt_init(&f, format_cb, &u);
+                        whole = fold_stream(w, node, &f);
+                        if (whole)
+                                acs_fmt_end(&f);
+                }
         }
         Py_XDECREF(op);
+        return whole;
 }
 
 /* case C(__class__=x): class patterns look attributes up by name. */
@@ -536,7 +562,7 @@ static void walk_block(walk *w, PyObject *node, int targets, int body)
 
 static void walk_node(walk *w, PyObject *node)
 {
-        if (w->err)
+        if (w->err || w->r->n_findings >= MAX_FINDINGS || w->budget->over)
                 return;
         if (++w->depth > MAX_DEPTH) {
                 int line, col;
@@ -587,8 +613,10 @@ static void walk_node(walk *w, PyObject *node)
                         pop_scope(w);
                 }
         } else if (t == (PyTypeObject *)C.t[T_BinOp]) {
-                check_binop(w, node);
+                bool whole = check_binop(w, node);
+                w->tmpl_covered += whole;
                 walk_fields(w, node, -1);
+                w->tmpl_covered -= whole;
         } else if (t == (PyTypeObject *)C.t[T_For] || t == (PyTypeObject *)C.t[T_AsyncFor]) {
                 walk_field(w, node, S_target);
                 walk_field(w, node, S_iter);
@@ -637,6 +665,7 @@ static void walk_done(walk *w)
         Py_XDECREF(w->module_bind);
         Py_XDECREF(w->no_shadow);
         Py_XDECREF(w->const_names);
+        Py_XDECREF(w->fold_memo);
         Py_XDECREF(w->aliases);
         Py_XDECREF(w->copies);
         Py_XDECREF(w->blocks);
@@ -661,6 +690,15 @@ static int syntax_finding(const char *src, size_t len, acs_scan_result *ret)
         PyErr_NormalizeException(&type, &value, &tb);
         int line = 1, col = 0;
         char msg[512] = "invalid source";
+        if (type && PyErr_GivenExceptionMatches(type, PyExc_MemoryError)) {
+                Py_XDECREF(type);
+                Py_XDECREF(value);
+                Py_XDECREF(tb);
+                PyErr_Clear();
+                return acs_scan_add_finding(ret, R_LIMIT, "memory", 1, 0,
+                                            "the scan ran out of memory parsing the code; "
+                                            "nothing of it was checked");
+        }
         if (value && PyErr_GivenExceptionMatches(type, PyExc_SyntaxError)) {
                 line = get_int(value, S_lineno);
                 col = get_int(value, S_offset) - 1;
@@ -698,7 +736,8 @@ int acs_scan_walk(const acs_profile *p, const char *src, size_t len, const char 
         PyObject *tree = Py_CompileStringExFlags(src, filename, Py_file_input, &cf, -1);
         if (!tree)
                 return syntax_finding(src, len, ret);
-        walk w = {.p = p, .r = ret, .tree = tree};
+        scan_budget budget = {0};
+        walk w = {.p = p, .budget = &budget, .r = ret, .tree = tree};
         w.aliases = PyDict_New();
         w.copies = PyList_New(0);
         w.blocks = PyList_New(0);
@@ -714,6 +753,10 @@ int acs_scan_walk(const acs_profile *p, const char *src, size_t len, const char 
         PyErr_Clear();
         if (r < 0)
                 return acs_scan_error(err, r, "out of memory while scanning");
+        if (budget.over && (r = acs_scan_add_finding(ret, R_LIMIT, "folding", 1, 0,
+                                                     "the code builds more constant text than the scan reads "
+                                                     "(over 32 Mi characters); the scan stopped")) < 0)
+                return acs_scan_error(err, r, "out of memory");
         qsort(ret->findings, ret->n_findings, sizeof *ret->findings, cmp_finding);
         return 0;
 }

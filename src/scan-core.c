@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "scan-rules.h"
+#include "scan-text.h"
 #include "scan-walk.h"
 
 int acs_scan_error(acs_error *err, int code, const char *fmt, ...)
@@ -30,6 +31,7 @@ int acs_scan_error(acs_error *err, int code, const char *fmt, ...)
         return code;
 }
 
+/* Names and messages quote the code: clipped and escaped here, once for every rule (scan-text.h). */
 int acs_scan_add_finding(acs_scan_result *r, const char *rule, const char *name, int line, int col,
                          const char *message)
 {
@@ -38,8 +40,9 @@ int acs_scan_add_finding(acs_scan_result *r, const char *rule, const char *name,
                 return -ENOMEM;
         r->findings = v;
         acs_finding *f = &v[r->n_findings];
-        *f = (acs_finding){.rule = strdup(rule), .name = strdup(name ? name : ""),
-                           .line = line, .col = col, .message = strdup(message)};
+        *f = (acs_finding){.rule = strdup(rule), .name = acs_scan_clean_text(name, ACS_FINDING_NAME_MAX),
+                           .line = line, .col = col,
+                           .message = acs_scan_clean_text(message, ACS_FINDING_MESSAGE_MAX)};
         if (!f->rule || !f->name || !f->message) {
                 free(f->rule);
                 free(f->name);
@@ -68,13 +71,24 @@ double acs_scan_now_ms(void)
         return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Finish a result: verdict from the mode, time. */
+static bool has_finding(const acs_scan_result *r, const char *rule)
+{
+        for (size_t i = 0; i < r->n_findings; i++)
+                if (strcmp(r->findings[i].rule, rule) == 0)
+                        return true;
+        return false;
+}
+
+/* Finish a result: verdict from the mode, time. A scan that stopped at a
+ * limit did not see all of the code: refused in mode warn too. */
 void acs_scan_finish(const acs_profile *p, acs_scan_result *ret, double t0)
 {
         if (ret->n_findings == 0)
                 ret->verdict = ACS_VERDICT_PASS;
         else
                 ret->verdict = p->scan_mode == ACS_SCAN_WARN ? ACS_VERDICT_WARN : ACS_VERDICT_REJECT;
+        if (has_finding(ret, R_LIMIT))
+                ret->verdict = ACS_VERDICT_REJECT;
         ret->ms = acs_scan_now_ms() - t0;
 }
 
@@ -105,6 +119,65 @@ int acs_scan_prescan(const acs_profile *p, const char *src, size_t len, acs_scan
         return 0;
 }
 
+/*
+ * A scan that runs out of memory must not pass code it could not check: the
+ * walker takes most failed lookups for "unknown" and goes on, and a failed
+ * allocation deep in CPython may surface only as an exception that is
+ * cleared. So while a scan runs, the interpreter's object and memory
+ * allocators (the domains that need the GIL; the raw one may serve other
+ * threads) go through wrappers that count failures, as tracemalloc wraps
+ * them; a scan that saw one is refused with rule scan-limit. Module state,
+ * guarded by the GIL: `hooked` counts nested or interleaved scans.
+ */
+static unsigned long alloc_failures;
+static int hooked;
+static PyMemAllocatorEx under_mem, under_obj;
+
+static void *count_malloc(void *ctx, size_t n)
+{
+        PyMemAllocatorEx *a = ctx;
+        void *p = a->malloc(a->ctx, n);
+        alloc_failures += !p;
+        return p;
+}
+
+static void *count_calloc(void *ctx, size_t nelem, size_t elsize)
+{
+        PyMemAllocatorEx *a = ctx;
+        void *p = a->calloc(a->ctx, nelem, elsize);
+        alloc_failures += !p;
+        return p;
+}
+
+static void *count_realloc(void *ctx, void *ptr, size_t n)
+{
+        PyMemAllocatorEx *a = ctx;
+        void *p = a->realloc(a->ctx, ptr, n);
+        alloc_failures += !p;
+        return p;
+}
+
+static void pass_free(void *ctx, void *ptr)
+{
+        PyMemAllocatorEx *a = ctx;
+        a->free(a->ctx, ptr);
+}
+
+static void count_failures(bool on)
+{
+        if (on && hooked++ == 0) {
+                PyMemAllocatorEx m = { &under_mem, count_malloc, count_calloc, count_realloc, pass_free };
+                PyMemAllocatorEx o = { &under_obj, count_malloc, count_calloc, count_realloc, pass_free };
+                PyMem_GetAllocator(PYMEM_DOMAIN_MEM, &under_mem);
+                PyMem_GetAllocator(PYMEM_DOMAIN_OBJ, &under_obj);
+                PyMem_SetAllocator(PYMEM_DOMAIN_MEM, &m);
+                PyMem_SetAllocator(PYMEM_DOMAIN_OBJ, &o);
+        } else if (!on && --hooked == 0) {
+                PyMem_SetAllocator(PYMEM_DOMAIN_MEM, &under_mem);
+                PyMem_SetAllocator(PYMEM_DOMAIN_OBJ, &under_obj);
+        }
+}
+
 /* GIL held. */
 int acs_scan_locked(const acs_profile *p, const char *src, size_t len, const char *filename,
                        bool ignore_cookie, acs_scan_result *ret, acs_error *err)
@@ -120,12 +193,19 @@ int acs_scan_locked(const acs_profile *p, const char *src, size_t len, const cha
                         return acs_scan_error(err, -ENOMEM, "out of memory");
                 memcpy(buf, src, len);
                 buf[len] = '\0';
+                unsigned long failures = alloc_failures;
+                count_failures(true);
                 r = acs_scan_walk(p, buf, len, filename ? filename : "<string>", ignore_cookie, ret,
                                   err);
+                count_failures(false);
                 free(buf);
+                if (r >= 0 && alloc_failures != failures && !has_finding(ret, R_LIMIT))
+                        r = acs_scan_add_finding(ret, R_LIMIT, "memory", 1, 0,
+                                                 "the scan ran out of memory; "
+                                                 "it could not check all of the code");
                 if (r < 0) {
                         acs_scan_result_clear(ret);
-                        return r;
+                        return r == -ENOMEM ? acs_scan_error(err, r, "out of memory while scanning") : r;
                 }
         }
         if (p->scan_mode != ACS_SCAN_OFF)

@@ -13,12 +13,14 @@
 
 /* ---- imports: every form, at any depth (the walk reaches them all) ---- */
 
-static void alias_set(walk *w, const char *name, const char *module)
+/* name (its first len bytes) now stands for module (a new reference, stolen). */
+static void alias_set(walk *w, const char *name, size_t len, PyObject *module)
 {
-        PyObject *v = PyUnicode_FromString(module);
-        if (!v || PyDict_SetItemString(w->aliases, name, v) < 0)
+        PyObject *k = PyUnicode_FromStringAndSize(name, (Py_ssize_t)len);
+        if (!k || !module || PyDict_SetItem(w->aliases, k, module) < 0)
                 w->err = -ENOMEM;
-        Py_XDECREF(v);
+        Py_XDECREF(k);
+        Py_XDECREF(module);
 }
 
 void check_module_name(walk *w, PyObject *node, const char *dotted)
@@ -37,11 +39,10 @@ void check_import(walk *w, PyObject *node)
                         continue;
                 check_module_name(w, node, n);
                 if (as) {
-                        alias_set(w, as, n);
-                } else {
-                        char first[256];
-                        snprintf(first, sizeof first, "%.*s", (int)strcspn(n, "."), n);
-                        alias_set(w, first, first);
+                        alias_set(w, as, strlen(as), PyUnicode_FromString(n));
+                } else { /* import a.b binds a */
+                        size_t first = strcspn(n, ".");
+                        alias_set(w, n, first, PyUnicode_FromStringAndSize(n, (Py_ssize_t)first));
                 }
         }
         Py_XDECREF(names);
@@ -74,14 +75,17 @@ void check_import_from(walk *w, PyObject *node)
         const char *mod = get_str(node, S_module);
         int level = get_int(node, S_level);
         if (level > 0) {
-                char name[300];
-                snprintf(name, sizeof name, "%.*s%s", level > 8 ? 8 : level, "........",
-                         mod ? mod : "");
+                char *name = NULL;
                 int line, col;
+                if (asprintf(&name, "%.*s%s", level > 8 ? 8 : level, "........", mod ? mod : "") < 0) {
+                        w->err = -ENOMEM;
+                        return;
+                }
                 node_pos(node, &line, &col);
                 report(w, line, col, R_IMPORT, name,
                        "relative import '%s' is not allowed: the program runs as __main__, not in a package (allowed: %s)",
                        name, w->allowed);
+                free(name);
                 return;
         }
         if (!mod || strcmp(mod, "__future__") == 0)
@@ -94,27 +98,30 @@ void check_import_from(walk *w, PyObject *node)
                 if (!n || strcmp(n, "*") == 0)
                         continue;
                 check_from_name(w, node, mod, n);
-                char full[512];
-                snprintf(full, sizeof full, "%s.%s", mod, n);
-                alias_set(w, as ? as : n, full);
+                alias_set(w, as ? as : n, strlen(as ? as : n), PyUnicode_FromFormat("%s.%s", mod, n));
         }
         Py_XDECREF(names);
 }
 
 /* ---- after the walk: aliases are known ---- */
 
-static PyObject *resolve_copy(walk *w, PyObject *name)
+/* dst -> src of the first `dst = src` for each dst: one hash lookup per step below. */
+static PyObject *copy_map(walk *w)
+{
+        PyObject *m = PyDict_New();
+        for (Py_ssize_t i = 0; m && i < PyList_GET_SIZE(w->copies); i++) {
+                PyObject *pair = PyList_GET_ITEM(w->copies, i);
+                if (!PyDict_SetDefault(m, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1)))
+                        Py_CLEAR(m);
+        }
+        return m;
+}
+
+static PyObject *resolve_copy(walk *w, PyObject *copies, PyObject *name)
 {
         /* follow dst <- src chains a few steps: m = random; r = m */
         for (int step = 0; step < 8; step++) {
-                PyObject *next = NULL;
-                for (Py_ssize_t i = 0; i < PyList_GET_SIZE(w->copies); i++) {
-                        PyObject *pair = PyList_GET_ITEM(w->copies, i);
-                        if (PyUnicode_Compare(PyTuple_GET_ITEM(pair, 0), name) == 0) {
-                                next = PyTuple_GET_ITEM(pair, 1);
-                                break;
-                        }
-                }
+                PyObject *next = PyDict_GetItem(copies, name);
                 if (!next || PyDict_GetItem(w->aliases, name))
                         break;
                 name = next;
@@ -124,6 +131,12 @@ static PyObject *resolve_copy(walk *w, PyObject *name)
 
 void resolve_cands(walk *w)
 {
+        PyObject *copies = w->n_cands ? copy_map(w) : NULL;
+        if (w->n_cands && !copies) {
+                PyErr_Clear();
+                w->err = -ENOMEM;
+                return;
+        }
         for (size_t i = 0; i < w->n_cands && !w->err; i++) {
                 cand *c = &w->cands[i];
                 PyObject *name = PyUnicode_FromString(c->recv);
@@ -131,7 +144,7 @@ void resolve_cands(walk *w)
                         w->err = -ENOMEM;
                         break;
                 }
-                PyObject *res = resolve_copy(w, name);
+                PyObject *res = resolve_copy(w, copies, name);
                 PyObject *mod = PyDict_GetItem(w->aliases, res);
                 const char *m = mod ? PyUnicode_AsUTF8(mod) : NULL;
                 const char *r = PyUnicode_AsUTF8(res);
@@ -159,5 +172,6 @@ void resolve_cands(walk *w)
                 Py_DECREF(name);
                 PyErr_Clear();
         }
+        Py_XDECREF(copies);
 }
 

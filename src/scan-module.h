@@ -10,7 +10,7 @@
 #include "profile.h"
 #include "report.h"
 
-#define ACS_SCAN_ABI 2
+#define ACS_SCAN_ABI 3
 #define ACS_SCAN_MODULE_NAME "acs-scan.so"
 #define ACS_SCAN_SYMBOL "acs_scan_module_v1"
 /* The in-sandbox scanner: a CPython extension module (scan-ext.c). */
@@ -20,6 +20,7 @@ typedef struct acs_scan_module {
         unsigned abi;
         size_t profile_size; /* sizeof(acs_profile) as the module saw it */
         size_t result_size;  /* sizeof(acs_scan_result) */
-        int (*scan)(const acs_profile *p, const char *src, size_t len, const char *filename,
+        /* command: code given as text (python3 -c): a coding cookie in it is ignored */
+        int (*scan)(const acs_profile *p, const char *src, size_t len, const char *filename, bool command,
                     acs_scan_result *ret, acs_error *err);
 } acs_scan_module;

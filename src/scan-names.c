@@ -34,6 +34,7 @@ static const char *const poison_modules[] = { "__main__", "builtins", "sys", "in
 #define MAX_VALUES 256
 
 typedef struct cn {
+        walk *w;
         PyObject *d; /* name -> list of str, or None: unknown */
         bool poisoned;
         int depth;
@@ -73,9 +74,9 @@ static void known(cn *c, PyObject *id, PyObject *vals)
         PyErr_Clear();
 }
 
-static PyObject *value_of(PyObject *node)
+static PyObject *value_of(cn *c, PyObject *node)
 {
-        PyObject *s = node ? fold(node) : NULL, *l = NULL;
+        PyObject *s = node ? fold(c->w, node) : NULL, *l = NULL;
         if (s && PyUnicode_Check(s) && (l = PyList_New(1)))
                 PyList_SET_ITEM(l, 0, s);
         else
@@ -85,7 +86,7 @@ static PyObject *value_of(PyObject *node)
 }
 
 /* The strings a literal list/tuple/set of foldable strings iterates over. */
-static PyObject *iter_values(PyObject *node)
+static PyObject *iter_values(cn *c, PyObject *node)
 {
         if (!is(node, T_List) && !is(node, T_Tuple) && !is(node, T_Set))
                 return NULL;
@@ -93,7 +94,7 @@ static PyObject *iter_values(PyObject *node)
         bool ok = l && elts && PyList_Check(elts) && PyList_GET_SIZE(elts) > 0 &&
                   PyList_GET_SIZE(elts) <= MAX_VALUES;
         for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(elts); i++) {
-                PyObject *e = PyList_GET_ITEM(elts, i), *s = is(e, T_Starred) ? NULL : fold(e);
+                PyObject *e = PyList_GET_ITEM(elts, i), *s = is(e, T_Starred) ? NULL : fold(c->w, e);
                 ok = s && PyUnicode_Check(s) && PyList_Append(l, s) == 0;
                 Py_XDECREF(s);
         }
@@ -231,10 +232,10 @@ static void cn_node(cn *c, PyObject *o)
                 PyObject *value = get(o, S_value), *ts = is(o, T_Assign) ? get(o, S_targets) : NULL;
                 if (ts && PyList_Check(ts)) {
                         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(ts); i++)
-                                bind(c, PyList_GET_ITEM(ts, i), value_of(value));
+                                bind(c, PyList_GET_ITEM(ts, i), value_of(c, value));
                 } else if (!ts) {
                         PyObject *t = get(o, S_target);
-                        bind(c, t, value_of(value));
+                        bind(c, t, value_of(c, value));
                         Py_XDECREF(t);
                 }
                 if (value)
@@ -246,7 +247,7 @@ static void cn_node(cn *c, PyObject *o)
         if (is(o, T_AnnAssign)) {
                 PyObject *t = get(o, S_target), *value = get(o, S_value);
                 if (value && value != Py_None)
-                        bind(c, t, value_of(value));
+                        bind(c, t, value_of(c, value));
                 else if (!is(t, T_Name)) /* `x: int` binds nothing */
                         cn_walk(c, t);
                 if (value && value != Py_None)
@@ -258,7 +259,7 @@ static void cn_node(cn *c, PyObject *o)
         }
         if (is(o, T_For) || is(o, T_AsyncFor) || is(o, T_comprehension)) {
                 PyObject *t = get(o, S_target), *it = get(o, S_iter);
-                bind(c, t, it ? iter_values(it) : NULL);
+                bind(c, t, it ? iter_values(c, it) : NULL);
                 if (it)
                         cn_walk(c, it);
                 if (is(o, T_comprehension)) {
@@ -312,7 +313,7 @@ PyObject *const_values(walk *w, const char *name)
         if (!name || strncmp(name, "__", 2) == 0) /* __name__, __doc__: set by the interpreter */
                 return NULL;
         if (!w->const_names) {
-                cn c = { .d = PyDict_New() };
+                cn c = { .w = w, .d = PyDict_New() };
                 if (!c.d) {
                         PyErr_Clear();
                         return NULL;

@@ -97,7 +97,47 @@ out:
         return r;
 }
 
-static int module_scan(const acs_profile *p, const char *src, size_t len, const char *filename,
+/*
+ * A PEP 263 coding declaration in one of the first two lines: a comment
+ * holding "coding:" or "coding=" (as in "-*- coding: latin-1 -*-" and
+ * "vim: set fileencoding=cp1252"). Over-inclusive is fine: it only decides
+ * whether the codecs are made available.
+ */
+static bool coding_cookie(const char *src, size_t len)
+{
+        const char *p = src, *end = src + len;
+        for (int line = 0; line < 2 && p < end; line++) {
+                const char *eol = memchr(p, '\n', (size_t)(end - p));
+                const char *e = eol ? eol : end;
+                const char *hash = memchr(p, '#', (size_t)(e - p));
+                for (const char *c = hash; c && c + 7 <= e; c++)
+                        if (memcmp(c, "coding", 6) == 0 && (c[6] == ':' || c[6] == '='))
+                                return true;
+                p = e + 1;
+        }
+        return false;
+}
+
+/*
+ * The parser decodes a file by its coding cookie the way python3 does, but
+ * every codec except UTF-8 and Latin-1 lives in the encodings package on
+ * disk, which the core-only start-up above leaves out. Finish the start-up
+ * (PEP 587's second phase: the path-based importer, the encodings; no site,
+ * no signal handlers) the first time a file declares an encoding. GIL held.
+ */
+static bool interp_main_done;
+
+static void ensure_codecs(void)
+{
+        if (interp_main_done)
+                return;
+        interp_main_done = true;
+        PyStatus st = _Py_InitializeMain();
+        if (PyStatus_Exception(st))
+                PyErr_Clear(); /* the parse then reports the unknown encoding as python3 would */
+}
+
+static int module_scan(const acs_profile *p, const char *src, size_t len, const char *filename, bool command,
                        acs_scan_result *ret, acs_error *err)
 {
         acs_scan_result res = {0};
@@ -113,7 +153,9 @@ static int module_scan(const acs_profile *p, const char *src, size_t len, const 
         if ((r = ensure_interpreter(p, err)) < 0)
                 return r;
         PyGILState_STATE g = PyGILState_Ensure();
-        r = acs_scan_locked(p, src, len, filename, false, ret, err);
+        if (!command && coding_cookie(src, len))
+                ensure_codecs();
+        r = acs_scan_locked(p, src, len, filename, command, ret, err);
         PyGILState_Release(g);
         return r;
 }

@@ -238,45 +238,97 @@ const char *acs_rules_hint(const char *rule, const char *name)
         return "";
 }
 
-/* Parse "{field.attr[key].attr!r:spec}" replacement fields. */
-int acs_rules_format_attrs(const char *s, int (*cb)(void *ud, const char *attr), void *ud)
+/*
+ * Parse "{field.attr[key].attr!r:spec}" replacement fields, one character at
+ * a time. "{{" is a literal brace; a field name ends at '!', ':' or '}'
+ * outside [ ]; a '{' inside a field means it was not one (parsing restarts
+ * at that brace); an attribute name runs from a '.' outside [ ] to the next
+ * of . [ } ! : { (at most 255 bytes of it are reported).
+ */
+enum { FMT_TEXT, FMT_OPEN, FMT_FIELD, FMT_ATTR };
+
+void acs_fmt_init(acs_fmt_stream *f, int (*cb)(void *ud, const char *attr), void *ud)
 {
-        char buf[256];
-        for (size_t i = 0; s[i];) {
-                if (s[i] != '{') {
-                        i++;
-                        continue;
-                }
-                if (s[i + 1] == '{') {
-                        i += 2;
-                        continue;
-                }
-                i++;
-                /* the field name ends at '!', ':' or '}' outside [ ] */
-                int bracket = 0;
-                for (; s[i] && (bracket || (s[i] != '}' && s[i] != '!' && s[i] != ':')); i++) {
-                        if (s[i] == '[')
-                                bracket = 1;
-                        else if (s[i] == ']')
-                                bracket = 0;
-                        else if (s[i] == '{')
-                                break; /* not a field; rescan from here */
-                        else if (s[i] == '.' && !bracket) {
-                                size_t n = 0, j = i + 1;
-                                while (s[j] && s[j] != '.' && s[j] != '[' && s[j] != '}' &&
-                                       s[j] != '!' && s[j] != ':' && s[j] != '{' && n + 1 < sizeof buf)
-                                        buf[n++] = s[j++];
-                                buf[n] = '\0';
-                                if (n) {
-                                        int r = cb(ud, buf);
-                                        if (r)
-                                                return r;
-                                }
-                                i = j - 1;
+        *f = (acs_fmt_stream){ .state = FMT_TEXT, .cb = cb, .ud = ud };
+}
+
+static void fmt_flush(acs_fmt_stream *f)
+{
+        f->buf[f->n] = '\0';
+        if (f->n && !f->ret)
+                f->ret = f->cb(f->ud, f->buf);
+        f->n = 0;
+        f->state = FMT_FIELD;
+}
+
+static void fmt_char(acs_fmt_stream *f, char c)
+{
+        for (;;) { /* a character that ends a state is handled again in the next */
+                switch (f->state) {
+                case FMT_TEXT:
+                        if (c == '{')
+                                f->state = FMT_OPEN;
+                        return;
+                case FMT_OPEN:
+                        if (c == '{') { /* "{{" */
+                                f->state = FMT_TEXT;
+                                return;
                         }
+                        f->state = FMT_FIELD;
+                        f->bracket = false;
+                        continue;
+                case FMT_FIELD:
+                        if (c == '{') {
+                                f->state = FMT_TEXT;
+                                continue;
+                        }
+                        if (!f->bracket && (c == '}' || c == '!' || c == ':'))
+                                f->state = FMT_TEXT;
+                        else if (c == '[')
+                                f->bracket = true;
+                        else if (c == ']')
+                                f->bracket = false;
+                        else if (c == '.' && !f->bracket)
+                                f->state = FMT_ATTR;
+                        return;
+                default: /* FMT_ATTR */
+                        if (c == '.' || c == '[' || c == '}' || c == '!' || c == ':' || c == '{' ||
+                            f->n + 1 >= sizeof f->buf) {
+                                fmt_flush(f);
+                                continue;
+                        }
+                        f->buf[f->n++] = c;
+                        return;
                 }
         }
-        return 0;
+}
+
+int acs_fmt_feed(acs_fmt_stream *f, const char *s, size_t len)
+{
+        for (size_t i = 0; i < len && !f->ret; i++)
+                fmt_char(f, s[i]);
+        return f->ret;
+}
+
+int acs_fmt_end(acs_fmt_stream *f)
+{
+        if (f->state == FMT_ATTR)
+                fmt_flush(f);
+        return f->ret;
+}
+
+bool acs_fmt_same(const acs_fmt_stream *a, const acs_fmt_stream *b)
+{
+        return a->state == b->state && a->bracket == b->bracket && a->n == b->n && a->ret == b->ret &&
+               memcmp(a->buf, b->buf, a->n) == 0;
+}
+
+int acs_rules_format_attrs(const char *s, int (*cb)(void *ud, const char *attr), void *ud)
+{
+        acs_fmt_stream f;
+        acs_fmt_init(&f, cb, ud);
+        acs_fmt_feed(&f, s, strlen(s));
+        return acs_fmt_end(&f);
 }
 
 /* Every fixed name any rule looks at, for the walker's fast path. */

@@ -22,6 +22,7 @@
 #define R_PRIVATE "module-internals"
 #define R_SYNTAX "syntax-error"
 #define R_SIZE "source-too-large"
+#define R_LIMIT "scan-limit" /* the scan stopped at a limit: always a refusal */
 
 /* deny_attributes, then frame walks, then reflective dunders; NULL if benign. */
 const char *acs_rules_classify_attr(const acs_profile *p, const char *name);
@@ -54,3 +55,28 @@ void acs_rules_each_name(void (*cb)(void *ud, const char *name), void *ud);
  * last cb returned, stopping at the first non-zero.
  */
 int acs_rules_format_attrs(const char *s, int (*cb)(void *ud, const char *attr), void *ud);
+
+/*
+ * The same parser fed in pieces, for a template that is only known as a
+ * sequence of parts (a concatenation too long to build): feeding "{0." then
+ * "__class__}" finds what acs_rules_format_attrs finds in the whole. The
+ * state is small and comparable, so that a repeated part can stop being fed
+ * once feeding it again changes nothing (see acs_fmt_same).
+ */
+typedef struct acs_fmt_stream {
+        int state;    /* text, '{' seen, in a field, in an attribute name */
+        bool bracket; /* inside [ ] of a field */
+        size_t n;     /* attribute name so far */
+        char buf[256];
+        int (*cb)(void *ud, const char *attr);
+        void *ud;
+        int ret; /* the first non-zero cb result; feeding stops there */
+} acs_fmt_stream;
+
+void acs_fmt_init(acs_fmt_stream *f, int (*cb)(void *ud, const char *attr), void *ud);
+/* Returns f->ret. */
+int acs_fmt_feed(acs_fmt_stream *f, const char *s, size_t len);
+/* The end of the template. Returns f->ret. */
+int acs_fmt_end(acs_fmt_stream *f);
+/* Would a and b parse the rest of any template alike? */
+bool acs_fmt_same(const acs_fmt_stream *a, const acs_fmt_stream *b);

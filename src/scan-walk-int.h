@@ -9,7 +9,13 @@
 #include "scan-walk.h"
 
 #define MAX_DEPTH 3000
+/* Once this many findings are in, the verdict is settled: the walk stops. */
 #define MAX_FINDINGS 200
+/* scan-fold.c: the longest string folding builds (characters; CPython's own
+ * compile-time folding stops at 4096 too), and all the string work of one
+ * scan, past which it is refused with rule scan-limit. */
+#define FOLD_MAX 4096
+#define FOLD_WORK_MAX ((size_t)32 << 20)
 
 #define TYPES(X)                                                                                   \
         X(AST) X(Module) X(Import) X(ImportFrom) X(Name) X(Attribute) X(Call) X(Constant)           \
@@ -57,8 +63,15 @@ typedef struct cand {
         int line, col;
 } cand;
 
+/* Shared by a walk and the walks of code found in its strings. */
+typedef struct scan_budget {
+        size_t work; /* characters of string work so far */
+        bool over;   /* FOLD_WORK_MAX reached: folding stopped, the scan is refused */
+} scan_budget;
+
 typedef struct walk {
         const acs_profile *p;
+        scan_budget *budget;
         acs_scan_result *r;
         int err;
         PyObject *tree;
@@ -78,6 +91,8 @@ typedef struct walk {
         char *allowed; /* "math, cmath, …" for messages */
         PyObject *sens; /* borrowed: acs_scan_sensitive() */
         PyObject *const_names; /* scan-names.c: name -> its possible strings (or None) */
+        PyObject *fold_memo;   /* scan-fold.c: node -> the length of its folded value */
+        int tmpl_covered;      /* inside a + chain already read as a template */
 } walk;
 
 static inline bool is(PyObject *o, int t)
@@ -101,10 +116,16 @@ void report_at(walk *w, PyObject *node, const char *rule, const char *name);
 int add_cand(walk *w, int kind, const char *recv, const char *attr, PyObject *node);
 bool shadowed(walk *w, const char *name, bool class_ok);
 void collect(walk *w, PyObject *o, PyObject *set);
-PyObject *fold(PyObject *node);
+/* scan-fold.c: node's value (NFKC) when it is known and at most FOLD_MAX long, else NULL */
+PyObject *fold(walk *w, PyObject *node);
+/* The known leading (prefix) or trailing text of a string expression, or NULL. */
+PyObject *fold_edge(walk *w, PyObject *node, bool prefix, int budget);
+/* The length of node's value: 0..FOLD_MAX, -2 known but longer, -1 unknown. */
+Py_ssize_t fold_len(walk *w, PyObject *node);
+/* Feed node's value (known, of any length) to f without building it; false when unknown. */
+bool fold_stream(walk *w, PyObject *node, acs_fmt_stream *f);
 /* scan-names.c: the strings NAME can hold (new list), or NULL when unknown */
 PyObject *const_values(walk *w, const char *name);
-PyObject *fold_edge(PyObject *node, bool prefix, int budget);
 int acs_scan_cache_init(acs_error *err);
 
 /* scan-check.c */

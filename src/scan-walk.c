@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "scan-rules.h"
+#include "scan-text.h"
 #include "scan-walk-int.h"
 
 #define NAME_T(n) #n,
@@ -149,23 +150,68 @@ const char *name_id(PyObject *node)
         return is(node, T_Name) ? get_str(node, S_id) : NULL;
 }
 
+/* msg with every quote of name (longer than a finding's name may be) replaced by shortname. */
+static char *shorten_quotes(char *msg, const char *name, const char *shortname)
+{
+        size_t nl = strlen(name), sl = strlen(shortname), n = 0;
+        char *out = NULL, *o;
+        const char *p, *q;
+
+        if (nl <= ACS_FINDING_NAME_MAX)
+                return msg;
+        for (p = msg; (q = strstr(p, name)); p = q + nl)
+                n++;
+        if (n == 0 || !(out = malloc(strlen(msg) - n * nl + n * sl + 1)))
+                return msg;
+        for (o = out, p = msg; (q = strstr(p, name)); p = q + nl) {
+                memcpy(o, p, (size_t)(q - p));
+                o += q - p;
+                memcpy(o, shortname, sl);
+                o += sl;
+        }
+        strcpy(o, p);
+        free(msg);
+        return out;
+}
+
+/*
+ * One finding. The message is formatted whole, with no fixed buffer to cut a
+ * character in two; a quote of a very long name in it is shortened like the
+ * name itself, and acs_scan_add_finding clips and escapes both.
+ */
 void report(walk *w, int line, int col, const char *rule, const char *name,
                                   const char *fmt, ...)
 {
-        char msg[1024];
+        char *msg = NULL, *shortname;
         va_list ap;
+        int r;
+
         if (w->err || w->r->n_findings >= MAX_FINDINGS)
                 return;
+        if (!(shortname = acs_scan_clean_text(name, ACS_FINDING_NAME_MAX))) {
+                w->err = -ENOMEM;
+                return;
+        }
         for (size_t i = 0; i < w->r->n_findings; i++) {
                 acs_finding *f = &w->r->findings[i];
                 if (f->line == line && f->col == col && strcmp(f->rule, rule) == 0 &&
-                    strcmp(f->name, name) == 0)
+                    strcmp(f->name, shortname) == 0) {
+                        free(shortname);
                         return;
+                }
         }
         va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
+        r = vasprintf(&msg, fmt, ap);
         va_end(ap);
-        int r = acs_scan_add_finding(w->r, rule, name, line, col, msg);
+        if (r < 0) {
+                free(shortname);
+                w->err = -ENOMEM;
+                return;
+        }
+        msg = shorten_quotes(msg, name, shortname);
+        r = acs_scan_add_finding(w->r, rule, shortname, line, col, msg);
+        free(msg);
+        free(shortname);
         if (r < 0)
                 w->err = r;
 }
@@ -497,153 +543,4 @@ out:
         Py_XDECREF(n);
         PyErr_Clear();
         return res;
-}
-
-/* ---- string folding: constants, concatenations, joins, chr() ---- */
-
-static PyObject *nfkc(PyObject *s)
-{
-        if (!s || PyUnicode_IS_ASCII(s))
-                return s;
-        if (!C.normalize) {
-                PyObject *m = PyImport_ImportModule("unicodedata"); /* built in: no file access */
-                C.normalize = m ? PyObject_GetAttrString(m, "normalize") : NULL;
-                Py_XDECREF(m);
-        }
-        PyObject *r = C.normalize ? PyObject_CallFunction(C.normalize, "sO", "NFKC", s) : NULL;
-        if (!r) {
-                PyErr_Clear();
-                return s;
-        }
-        Py_DECREF(s);
-        return r;
-}
-
-static PyObject *fold_rec(PyObject *node, int budget);
-
-static PyObject *fold_concat(PyObject *a, PyObject *b)
-{
-        PyObject *r = a && b ? PyUnicode_Concat(a, b) : NULL;
-        Py_XDECREF(a);
-        Py_XDECREF(b);
-        return r;
-}
-
-static PyObject *fold_call(PyObject *node, int budget)
-{
-        PyObject *func = get(node, S_func), *args = get(node, S_args), *r = NULL;
-        if (!func || !args || !PyList_Check(args) || PyList_GET_SIZE(args) != 1)
-                goto out;
-        PyObject *a0 = PyList_GET_ITEM(args, 0);
-        const char *fn = name_id(func);
-        if (fn && strcmp(fn, "str") == 0) {
-                r = fold_rec(a0, budget - 1);
-        } else if (fn && strcmp(fn, "chr") == 0 && is(a0, T_Constant)) {
-                PyObject *v = get(a0, S_value);
-                if (v && PyLong_Check(v))
-                        r = PyUnicode_FromFormat("%c", (int)(PyLong_AsLong(v) & 0x1fffff));
-                Py_XDECREF(v);
-        } else if (is(func, T_Attribute) && (is(a0, T_List) || is(a0, T_Tuple))) {
-                const char *attr = get_str(func, S_attr);
-                PyObject *sepn = get(func, S_value), *sep = NULL, *elts = get(a0, S_elts);
-                if (attr && strcmp(attr, "join") == 0 && sepn && (sep = fold_rec(sepn, budget - 1)) &&
-                    elts && PyList_Check(elts)) {
-                        PyObject *parts = PyList_New(0);
-                        bool ok = parts != NULL;
-                        for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(elts); i++) {
-                                PyObject *e = fold_rec(PyList_GET_ITEM(elts, i), budget - 1);
-                                ok = e && PyList_Append(parts, e) == 0;
-                                Py_XDECREF(e);
-                        }
-                        if (ok)
-                                r = PyUnicode_Join(sep, parts);
-                        Py_XDECREF(parts);
-                }
-                Py_XDECREF(sepn);
-                Py_XDECREF(sep);
-                Py_XDECREF(elts);
-        }
-out:
-        Py_XDECREF(func);
-        Py_XDECREF(args);
-        PyErr_Clear();
-        return r;
-}
-
-static PyObject *fold_rec(PyObject *node, int budget)
-{
-        if (budget <= 0 || !node)
-                return NULL;
-        if (is(node, T_Constant)) {
-                PyObject *v = get(node, S_value);
-                if (v && PyUnicode_Check(v))
-                        return v;
-                Py_XDECREF(v);
-                return NULL;
-        }
-        if (is(node, T_BinOp)) {
-                PyObject *op = get(node, S_op), *l = get(node, S_left), *rt = get(node, S_right), *r = NULL;
-                if (is(op, T_Add)) {
-                        r = fold_concat(fold_rec(l, budget - 1), fold_rec(rt, budget - 1));
-                } else if (is(op, T_Mult) && is(rt, T_Constant)) {
-                        PyObject *s = fold_rec(l, budget - 1), *k = get(rt, S_value);
-                        if (s && k && PyLong_Check(k) && PyLong_AsLong(k) >= 0 && PyLong_AsLong(k) <= 64)
-                                r = PySequence_Repeat(s, PyLong_AsLong(k));
-                        Py_XDECREF(s);
-                        Py_XDECREF(k);
-                }
-                Py_XDECREF(op);
-                Py_XDECREF(l);
-                Py_XDECREF(rt);
-                PyErr_Clear();
-                return r;
-        }
-        if (is(node, T_JoinedStr) || is(node, T_FormattedValue)) {
-                if (is(node, T_FormattedValue)) {
-                        PyObject *spec = get(node, S_format_spec), *v = get(node, S_value), *r = NULL;
-                        if (spec == Py_None && get_int(node, S_conversion) == -1)
-                                r = fold_rec(v, budget - 1);
-                        Py_XDECREF(spec);
-                        Py_XDECREF(v);
-                        return r;
-                }
-                PyObject *vals = get(node, S_values), *r = PyUnicode_FromString("");
-                for (Py_ssize_t i = 0; r && vals && PyList_Check(vals) && i < PyList_GET_SIZE(vals); i++)
-                        r = fold_concat(r, fold_rec(PyList_GET_ITEM(vals, i), budget - 1));
-                Py_XDECREF(vals);
-                PyErr_Clear();
-                return r;
-        }
-        if (is(node, T_Call))
-                return fold_call(node, budget);
-        return NULL;
-}
-
-PyObject *fold(PyObject *node)
-{
-        return nfkc(fold_rec(node, 64));
-}
-
-/* The known leading (prefix) or trailing (!prefix) text of a string expression. */
-PyObject *fold_edge(PyObject *node, bool prefix, int budget)
-{
-        PyObject *whole = fold_rec(node, budget);
-        if (whole || budget <= 0)
-                return whole;
-        PyObject *r = NULL;
-        if (is(node, T_BinOp)) {
-                PyObject *op = get(node, S_op), *side = get(node, prefix ? S_left : S_right);
-                if (is(op, T_Add))
-                        r = fold_edge(side, prefix, budget - 1);
-                Py_XDECREF(op);
-                Py_XDECREF(side);
-        } else if (is(node, T_JoinedStr)) {
-                PyObject *vals = get(node, S_values);
-                Py_ssize_t n = vals && PyList_Check(vals) ? PyList_GET_SIZE(vals) : 0;
-                if (n > 0)
-                        r = fold_edge(PyList_GET_ITEM(vals, prefix ? 0 : n - 1), prefix, budget - 1);
-                Py_XDECREF(vals);
-        }
-        PyErr_Clear();
-        return r;
 }

@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "scan-module.h"
+#include "scan-text.h"
 #include "scan.h"
 
 /* Is /proc/self/exe inside the build tree? Then use the uninstalled module. */
@@ -87,7 +88,7 @@ static int get_module(const acs_scan_module **ret, acs_error *err)
         return r;
 }
 
-int acs_scan_source(const acs_profile *p, const char *src, size_t len, const char *filename,
+int acs_scan_source(const acs_profile *p, const char *src, size_t len, const char *filename, bool command,
                     acs_scan_result *ret, acs_error *err)
 {
         const acs_scan_module *m;
@@ -98,7 +99,7 @@ int acs_scan_source(const acs_profile *p, const char *src, size_t len, const cha
         int r = get_module(&m, err);
         if (r < 0)
                 return r;
-        return m->scan(p, src, len, filename, ret, err);
+        return m->scan(p, src, len, filename, command, ret, err);
 }
 
 int acs_scan_ext_open(acs_error *err)
@@ -128,12 +129,12 @@ int acs_scan_boot(char *buf, size_t size, int policy_fd, int module_fd)
 
 /* ---- the report line from the module, and JSON for reports ---- */
 
-static char *dup_member(struct json_object *o, const char *key)
+static char *dup_member(struct json_object *o, const char *key, size_t max)
 {
         struct json_object *v;
         if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
                 return NULL;
-        return strdup(json_object_get_string(v));
+        return acs_scan_clean_text(json_object_get_string(v), max);
 }
 
 static int int_member(struct json_object *o, const char *key)
@@ -170,9 +171,9 @@ int acs_scan_result_from_json(const char *line, acs_scan_result *ret)
                 for (i = 0; i < n; i++) {
                         struct json_object *f = json_object_array_get_idx(fs, i);
                         acs_finding *x = &r.findings[r.n_findings++];
-                        x->rule = dup_member(f, "rule");
-                        x->name = dup_member(f, "name");
-                        x->message = dup_member(f, "message");
+                        x->rule = dup_member(f, "rule", ACS_FINDING_NAME_MAX);
+                        x->name = dup_member(f, "name", ACS_FINDING_NAME_MAX);
+                        x->message = dup_member(f, "message", ACS_FINDING_MESSAGE_MAX);
                         x->line = int_member(f, "line");
                         x->col = int_member(f, "col");
                         if (!x->rule || !x->name || !x->message)
@@ -190,6 +191,17 @@ out:
 
 /* ---- acs-launch check ---- */
 
+static const char *file_kind(mode_t m)
+{
+        if (S_ISDIR(m))
+                return "a directory";
+        if (S_ISFIFO(m))
+                return "a FIFO";
+        if (S_ISCHR(m) || S_ISBLK(m))
+                return "a device";
+        return S_ISSOCK(m) ? "a socket" : "not a file";
+}
+
 /*
  * Read at most limit bytes: a source longer than max_source is refused
  * anyway, so there is no point holding all of it.
@@ -199,8 +211,16 @@ static int read_source(const char *file, size_t limit, char **ret, size_t *ret_l
         _cleanup_close_ int fd = -1;
         int in = STDIN_FILENO;
         if (strcmp(file, "-") != 0) {
-                if ((fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+                struct stat st;
+                /* O_NONBLOCK: opening a FIFO must not wait for a writer */
+                if ((fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
                         return acs_error_errno(err, -errno, "check", "cannot open %s", file);
+                if (fstat(fd, &st) < 0)
+                        return acs_error_errno(err, -errno, "check", "cannot stat %s", file);
+                if (!S_ISREG(st.st_mode))
+                        return acs_error_set(err, -EINVAL, "check",
+                                             "%s is not a regular file (%s); give a file, or - for stdin", file,
+                                             file_kind(st.st_mode));
                 in = fd;
         }
         size_t len = 0, cap = 0;
@@ -277,8 +297,9 @@ int acs_cmd_check(const acs_options *o)
         }
         if (acs_profile_load(o->profile ? o->profile : "default", &p, &err) < 0 ||
             read_source(file, p->max_source ? p->max_source + 1 : SIZE_MAX, &src, &len, &err) < 0 ||
-            acs_scan_source(p, src, len, shown, &res, &err) < 0) {
-                fprintf(stderr, "acs-launch: check: %s\n", err.msg);
+            acs_scan_bounded(p, src, len, shown, false, &res, &err) < 0) {
+                _cleanup_free_ char *msg = acs_scan_clean_text(err.msg, sizeof err.msg);
+                fprintf(stderr, "acs-launch: check: %s\n", msg ? msg : "out of memory");
                 return err.exit_status ? err.exit_status : 125;
         }
         if (o->json) {
@@ -287,7 +308,9 @@ int acs_cmd_check(const acs_options *o)
                         goto out;
                 }
         } else {
-                print_human(shown, p, &res);
+                /* a file name from a cloned repository is no more trusted than the code */
+                _cleanup_free_ char *display = acs_scan_clean_text(shown, PATH_MAX);
+                print_human(display ? display : "?", p, &res);
         }
         if (fflush(stdout) != 0) {
                 fprintf(stderr, "acs-launch: check: cannot write the result: %m\n");

@@ -15,15 +15,26 @@
 #include "report.h"
 
 /*
- * Scan src in this process (check, MCP inspect_code_security). The first call
- * loads the module and initialises an isolated embedded interpreter, once per
- * process. Fills ret (verdict from the profile's mode, findings, ms).
- * Returns < 0 only when the scan could not be performed (module missing,
- * interpreter failed); a syntax error or a too large source is a finding.
- * Safe to call from several threads (the module takes the GIL).
+ * Scan src in this process. The first call loads the module and initialises
+ * an isolated embedded interpreter, once per process. Fills ret (verdict
+ * from the profile's mode, findings, ms). command: src is code given as text
+ * (python3 -c), whose coding cookie python3 ignores; otherwise a file's
+ * cookie decodes it as python3 would. Returns < 0 only when the scan could
+ * not be performed (module missing, interpreter failed); a syntax error or a
+ * too large source is a finding. Safe to call from several threads (the
+ * module takes the GIL). No limits: for code from outside, see below.
  */
-int acs_scan_source(const acs_profile *p, const char *src, size_t len, const char *filename,
+int acs_scan_source(const acs_profile *p, const char *src, size_t len, const char *filename, bool command,
                     acs_scan_result *ret, acs_error *err);
+
+/*
+ * The same scan for code from outside (check, MCP inspect_code_security), in
+ * a child process under CPU, address-space and wall-clock limits taken from
+ * the profile (src/scan-bound.c). A scan stopped by a limit is a result with
+ * one finding of rule scan-limit and verdict reject, in every scan mode.
+ */
+int acs_scan_bounded(const acs_profile *p, const char *src, size_t len, const char *filename, bool command,
+                     acs_scan_result *ret, acs_error *err);
 
 /*
  * The run path scans inside the sandbox, in the profile's python3 itself
@@ -45,7 +56,9 @@ int acs_scan_boot(char *buf, size_t size, int policy_fd, int module_fd);
 /*
  * Parse the verdict line from the scan socket:
  *   {"verdict":"reject","ms":0.12,"findings":[{"rule":..,"name":..,"line":..,"col":..,"message":..}]}
- * Returns 0, or -EINVAL / -ENOMEM. ret is filled only on success.
+ * Names and messages are clipped and escaped as the scanner does
+ * (scan-text.h), whatever the line holds. Returns 0, or -EINVAL / -ENOMEM.
+ * ret is filled only on success.
  */
 int acs_scan_result_from_json(const char *line, acs_scan_result *ret);
 
@@ -55,6 +68,8 @@ int acs_scan_result_from_json(const char *line, acs_scan_result *ret);
 
 /*
  * acs-launch check [--profile P] [--json] FILE|-
+ * FILE must be a regular file (a FIFO or a device is an error, not a wait);
+ * the scan is acs_scan_bounded's.
  * Prints "file:line:col: rule: message" lines on stdout (or, with --json, one
  * object {"schema":"acs-check/1","profile":..,"file":..,"scan":{..}}).
  * Returns the exit status: 0 pass (also warn and off), 126 refused, 125 error.

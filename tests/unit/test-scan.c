@@ -84,6 +84,18 @@ static const struct {
         {"match 1:\n    case int(__class__=c):\n        pass\n", "denied-attribute"},
         {"import operator\noperator.attrgetter('__class__')(1)\n", "denied-attribute"},
         {"import typing\ndef f(x: \"__import__('os')\"): pass\ntyping.get_type_hints(f)\n", "denied-builtin"},
+        /* folding has a size budget (issue 18): nothing over 4096 characters is built */
+        {"x = ('a'*64*64*64*64*64) + ''\n", NULL},
+        {"getattr(0, ('a'*64*64*64*64*64) + '')\n", "reflective-access"},
+        {"getattr(0, '_' * 2 + 'class' + '_' * 2)\n", "denied-attribute"},
+        {"__import__('a'*64*64*64*64)\n", "forbidden-import"},
+        {"x = ''.join(['{0._', '_class__}']).format(1)\n", "denied-attribute"},
+        /* ... but a template is read whole however long it is */
+        {"x = ('{0' + 'x'*64*64*64 + '.__globals__}').format(y=1)\n", "denied-attribute"},
+        {"x = ('{' * 100001 + '0.__globals__}').format(1)\n", "denied-attribute"},
+        {"x = ('{' * 100000 + '0.__globals__}').format(1)\n", NULL}, /* even: all braces escaped */
+        {"x = ('{0.' + 'y' * 10**9 + '}').format(1)\n", NULL},
+        {"x = ('{0.__globals__' + '.' * 10**12 + '}').format(1)\n", "denied-attribute"},
 };
 
 static void run_cases(const acs_profile *p)
@@ -92,7 +104,7 @@ static void run_cases(const acs_profile *p)
                 acs_scan_result r = {0};
                 acs_error err = {0};
                 int rc = acs_scan_source(p, cases[i].src, strlen(cases[i].src),
-                                         "case.py", &r, &err);
+                                         "case.py", false, &r, &err);
                 if (rc < 0) {
                         ok(0, "case %zu: scan failed: %s", i, err.msg);
                         continue;
@@ -111,12 +123,64 @@ static void run_cases(const acs_profile *p)
         }
 }
 
+/* The scan's own bounds (issue 18): its string work, its findings and their text. */
+static void run_bounds(const acs_profile *p)
+{
+        acs_scan_result r = {0};
+        acs_error err = {0};
+        char *src = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&src, &len);
+        for (int i = 0; i < 10000; i++) /* 40 Mi characters of folded names */
+                fprintf(f, "getattr(0, 'a' * 4096)\n");
+        fclose(f);
+        ok(acs_scan_source(p, src, len, "work.py", false, &r, &err) == 0 && r.verdict == ACS_VERDICT_REJECT &&
+                   has_rule(&r, "scan-limit"),
+           "past 32 Mi characters of string work the scan stops with scan-limit");
+        result_free(&r);
+        free(src);
+
+        f = open_memstream(&src, &len);
+        for (int i = 0; i < 1000; i++)
+                fprintf(f, "import m%d\n", i);
+        fclose(f);
+        acs_scan_source(p, src, len, "many.py", false, &r, &err);
+        ok(r.n_findings == 200 && r.verdict == ACS_VERDICT_REJECT, "at most 200 findings (%zu)", r.n_findings);
+        result_free(&r);
+        free(src);
+
+        f = open_memstream(&src, &len);
+        fprintf(f, "import ");
+        for (int i = 0; i < 1000; i++)
+                fputs("\xe4\xb8\xad", f); /* 中 */
+        fprintf(f, "\n__import__('\\x1b]0;t\\x07' + 'x' * 5000)\n__import__('\\x9b' + 'y')\n");
+        fclose(f);
+        acs_scan_source(p, src, len, "text.py", false, &r, &err);
+        ok(r.n_findings >= 3, "findings for the long and the escaped names");
+        bool clean = true, short_enough = true;
+        for (size_t i = 0; i < r.n_findings; i++) {
+                for (const unsigned char *c = (const unsigned char *)r.findings[i].message; *c; c++)
+                        clean &= *c >= 0x20 && *c != 0x7f && !(c[0] == 0xc2 && c[1] >= 0x80 && c[1] < 0xa0);
+                short_enough &= strlen(r.findings[i].name) <= 200 && strlen(r.findings[i].message) <= 1000;
+        }
+        ok(clean, "no control character in any message");
+        ok(short_enough, "names at most 200 bytes, messages at most 1000");
+        bool quoted = false;
+        for (size_t i = 0; i < r.n_findings; i++)
+                quoted |= strcmp(r.findings[i].name, "\\x9by") == 0;
+        ok(quoted, "a C1 control in a module name is shown as \\x9b");
+        ok(r.n_findings > 0 && strstr(r.findings[0].message, "(allowed:") != NULL,
+           "a message quoting a long name keeps its end: %s", r.n_findings ? r.findings[0].message : "");
+        result_free(&r);
+        free(src);
+}
+
 static void run_nul(const acs_profile *p)
 {
         static const char src[] = "x = 1\n\0import os\n";
         acs_scan_result r = {0};
         acs_error err = {0};
-        ok(acs_scan_source(p, src, sizeof src - 1, "nul.py", &r, &err) == 0 &&
+        ok(acs_scan_source(p, src, sizeof src - 1, "nul.py", false, &r, &err) == 0 &&
                    has_rule(&r, "syntax-error") && r.findings[0].line == 2,
            "a NUL byte is a syntax error on its line, and hides nothing");
         result_free(&r);
@@ -127,7 +191,7 @@ static void run_positions(const acs_profile *p)
         const char *src = "x = 1\nimport json, os\n";
         acs_scan_result r = {0};
         acs_error err = {0};
-        acs_scan_source(p, src, strlen(src), "pos.py", &r, &err);
+        acs_scan_source(p, src, strlen(src), "pos.py", false, &r, &err);
         ok(r.n_findings == 1, "one finding for one bad import");
         if (r.n_findings == 1) {
                 is_int(r.findings[0].line, 2, "line is 1-based");
@@ -138,7 +202,7 @@ static void run_positions(const acs_profile *p)
         }
         result_free(&r);
         src = "def f(:\n";
-        acs_scan_source(p, src, strlen(src), "syn.py", &r, &err);
+        acs_scan_source(p, src, strlen(src), "syn.py", false, &r, &err);
         ok(r.n_findings == 1 && r.findings[0].line == 1 && r.findings[0].col >= 0,
            "syntax error has line and col");
         result_free(&r);
@@ -150,17 +214,17 @@ static void run_modes(acs_profile *p)
         acs_scan_result r = {0};
         acs_error err = {0};
         p->scan_mode = ACS_SCAN_WARN;
-        acs_scan_source(p, src, strlen(src), "w.py", &r, &err);
+        acs_scan_source(p, src, strlen(src), "w.py", false, &r, &err);
         ok(r.verdict == ACS_VERDICT_WARN && r.n_findings == 1, "mode warn reports without refusing");
         result_free(&r);
         p->scan_mode = ACS_SCAN_OFF;
-        acs_scan_source(p, src, strlen(src), "o.py", &r, &err);
+        acs_scan_source(p, src, strlen(src), "o.py", false, &r, &err);
         ok(r.verdict == ACS_VERDICT_SKIPPED && r.n_findings == 0, "mode off skips");
         result_free(&r);
         p->scan_mode = ACS_SCAN_ENFORCE;
         uint64_t saved = p->max_source;
         p->max_source = 8;
-        acs_scan_source(p, "print(12345)\n", 13, "big.py", &r, &err);
+        acs_scan_source(p, "print(12345)\n", 13, "big.py", false, &r, &err);
         ok(r.verdict == ACS_VERDICT_REJECT && has_rule(&r, "source-too-large"),
            "source larger than max_source is a finding");
         result_free(&r);
@@ -210,7 +274,7 @@ static void run_corpus(const acs_profile *p, const char *kind)
                 sscanf(buf, "# expect: %127s", expect);
                 acs_scan_result r = {0};
                 acs_error err = {0};
-                int rc = acs_scan_source(p, buf, len, name, &r, &err);
+                int rc = acs_scan_source(p, buf, len, name, false, &r, &err);
                 if (strcmp(kind, "reject") == 0)
                         ok(rc == 0 && r.verdict == ACS_VERDICT_REJECT && has_rule(&r, expect),
                            "reject/%s refused with %s", name, expect);
@@ -238,6 +302,7 @@ int main(void)
         }
         run_cases(p);
         run_nul(p);
+        run_bounds(p);
         run_positions(p);
         run_modes(p);
         run_json();
