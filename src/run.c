@@ -353,6 +353,7 @@ static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p
         c->scan_fd = scan_fds[0];
         c->scan_module_fd = scan_fds[1];
         c->verbose = o && o->verbose > 0;
+        c->trace_fd = -1;
         return 0;
 }
 
@@ -587,7 +588,7 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         acs_supervise_out so = { 0 };
         acs_cgroup cg = ACS_CGROUP_NULL;
         int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, scanp[2] = { -1, -1 };
-        int sigfd = -1, modfd = -1, r;
+        int sigfd = -1, modfd = -1, trace_fd = -1, patch_fd = -1, r;
         acs_shield *shield = NULL;
         sigset_t mask, old;
         struct timespec run_start = { 0 };
@@ -619,6 +620,10 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                 r = acs_error_set(err, -ENOMEM, "io", "out of memory");
                 goto out;
         }
+        /* -v: the sandbox's setup traces go to our own stderr, never to the
+         * program's stderr pipe that its stdio becomes (and the report holds) */
+        if (p.cfg.verbose)
+                p.cfg.trace_fd = trace_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
         if ((r = open_pipe(outp, err)) < 0 || (r = open_pipe(errp, err)) < 0)
                 goto out;
         p.cfg.stdin_fd = req->stdin_fd;
@@ -755,6 +760,8 @@ out:
         close_pair(scanp);
         closep(&modfd);
         closep(&sigfd);
+        closep(&trace_fd);
+        closep(&patch_fd);
         plan_done(&p);
         return r;
 }
