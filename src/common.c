@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <math.h>
@@ -98,10 +99,11 @@ int acs_error_errno(acs_error *err, int code, const char *stage, const char *fmt
         return code;
 }
 
+/* Decimal digits only: no sign, no space, no 0x (strtoull would take all three). */
 int acs_parse_uint(const char *s, uint64_t *ret)
 {
         char *end;
-        if (!s || !*s || *s == '-' || *s == '+')
+        if (!s || !isdigit((unsigned char)*s))
                 return -EINVAL;
         errno = 0;
         unsigned long long v = strtoull(s, &end, 10);
@@ -114,7 +116,7 @@ int acs_parse_uint(const char *s, uint64_t *ret)
 int acs_parse_size(const char *s, uint64_t *ret)
 {
         char *end;
-        if (!s || !*s || *s == '-' || *s == '+')
+        if (!s || !isdigit((unsigned char)*s))
                 return -EINVAL;
         errno = 0;
         unsigned long long v = strtoull(s, &end, 10);
@@ -139,19 +141,26 @@ int acs_parse_size(const char *s, uint64_t *ret)
         return 0;
 }
 
+/*
+ * Decimal seconds with an optional fraction and an optional "s": "5", "0.25",
+ * "1.", "3s". Not what strtod also takes (0x10, 1e3, inf, leading space), and
+ * at most ACS_SECONDS_MAX, which every timer and rlimit can hold.
+ */
 int acs_parse_seconds(const char *s, double *ret)
 {
-        char *end;
-        if (!s || !*s || *s == '-' || *s == '+')
+        if (!s)
                 return -EINVAL;
-        errno = 0;
-        double v = strtod(s, &end);
-        if (errno || end == s || !isfinite(v) || v < 0)
+        size_t ip = strspn(s, "0123456789"), fp = 0;
+        const char *p = s + ip;
+        if (*p == '.') {
+                fp = strspn(p + 1, "0123456789");
+                p += 1 + fp;
+        }
+        if (ip + fp == 0 || (*p == 's' ? p[1] != '\0' : *p != '\0'))
                 return -EINVAL;
-        if (*end == 's' && end[1] == '\0')
-                end++;
-        if (*end)
-                return -EINVAL;
+        double v = strtod(s, NULL); /* the launcher's locale is always "C" */
+        if (!isfinite(v) || v > ACS_SECONDS_MAX)
+                return -ERANGE;
         *ret = v;
         return 0;
 }

@@ -86,6 +86,7 @@ int acs_write_str_at(int dfd, const char *name, const char *s);
 int acs_write_all(int fd, const void *p, size_t len);
 
 /* Parsers shared by the CLI and the profile: "128M", "1.5" (seconds). */
+#define ACS_SECONDS_MAX 1e9 /* about 31 years: far below what timerfd and rlimits hold */
 int acs_parse_size(const char *s, uint64_t *ret);
 int acs_parse_seconds(const char *s, double *ret);
 int acs_parse_uint(const char *s, uint64_t *ret);

@@ -284,7 +284,7 @@ const char *acs_key_expected(const acs_profile_key *k, char *buf, size_t size)
                                  k->max);
                 return buf;
         case ACS_KEY_SECONDS:
-        case ACS_KEY_CPU: return "seconds such as 5 or 0.5, 0 for none";
+        case ACS_KEY_CPU: return "seconds such as 5 or 0.5 (decimal digits, at most 1000000000), 0 for none";
         case ACS_KEY_STRING: return "text";
         case ACS_KEY_REF: return "a profile name or path";
         case ACS_KEY_PATH: return "an absolute path without '..'";
@@ -506,7 +506,7 @@ static int apply_scalar(const acs_profile_key *k, acs_profile *p, const char *va
         case ACS_KEY_CPU:
                 if (strcmp(value, "none") == 0 || strcmp(value, "unlimited") == 0)
                         d = 0;
-                else if (acs_parse_seconds(value, &d) < 0 || d > 1e9)
+                else if (acs_parse_seconds(value, &d) < 0)
                         return -EINVAL;
                 if (k->type == ACS_KEY_SECONDS)
                         *(double *)field = d;
