@@ -451,6 +451,13 @@ static void classify(acs_report *rep, const acs_supervise_out *so)
         }
 }
 
+/* Do fds a and b write to the same file or terminal? */
+static bool same_file(int a, int b)
+{
+        struct stat sa, sb;
+        return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 static int open_pipe(int fds[2], acs_error *err)
 {
         if (pipe2(fds, O_CLOEXEC) < 0)
@@ -674,7 +681,8 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                                 .cpu_limit_us = (int64_t)p.cfg.rl_cpu * 1000000,
                                 .cgroup_fd = sb.in_cgroup ? cg.dir_fd : -1,
                                 .stream = req->stream, .shield = shield, .t_spawn = t_spawn,
-                                .trace_t0 = p.cfg.verbose ? t0 : 0 };
+                                .trace_t0 = p.cfg.verbose ? t0 : 0,
+                                .mark = { same_file(STDOUT_FILENO, STDERR_FILENO) ? req->mark : NULL, req->mark } };
         r = acs_supervise(&si, &so, err);
         if (r < 0) {
                 acs_sandbox_kill(&sb);
@@ -734,7 +742,7 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                         size_t len = 0;
                         _cleanup_free_ char *ep = acs_shield_epilogue(shield, s, &len);
                         if (ep && len)
-                                (void)!write(s == ACS_STDOUT ? 1 : 2, ep, len);
+                                acs_pass_through(si.mark[s], s == ACS_STDOUT ? 1 : 2, ep, len);
                 }
         if (so.launcher_signal)
                 rep->signal = so.launcher_signal;
@@ -743,6 +751,7 @@ restore:
         sigprocmask(SIG_SETMASK, &old, NULL);
         /* a terminating signal that arrived now still counts (the caller re-raises it) */
 out:
+        acs_pass_flush(req->mark, STDERR_FILENO); /* a partial line the mark still held */
         rep->wall_ms = acs_now_ms() - t0;
         if (r < 0) {
                 rep->status = ACS_STATUS_ERROR;
