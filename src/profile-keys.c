@@ -200,6 +200,20 @@ const acs_profile_key acs_profile_key_table[] = {
           .def = "PYTHONHASHSEED=0 HOME=/workspace PATH=/usr/local/bin:/usr/bin:/bin",
           .doc = "VAR=VALUE assignments, separated by spaces only (a value may contain "
                  "commas but no spaces); they win over \\fBkeep\\fR." },
+        { "env", "allow_loader", ACS_KEY_ENV_NAMES, OFF(env_allow_loader), .def = "",
+          .doc = "Variables that make the dynamic loader, the C library or the interpreter load "
+                 "or run code before the scan, allowed in the environment of a scanned run: "
+                 "every \\fBLD_\\fR* variable, \\fBGCONV_PATH\\fR, \\fBLOCPATH\\fR, "
+                 "\\fBGLIBC_TUNABLES\\fR, a \\fBLANG\\fR, \\fBLANGUAGE\\fR or "
+                 "\\fBLC_\\fR* whose value holds a '/' (a locale file), and, when \\fB[python] flags\\fR lack "
+                 "\\-I and \\-E, the \\fBPYTHON\\fR* variables that change what "
+                 "start-up imports or runs (all but PYTHONHASHSEED, PYTHONUNBUFFERED, "
+                 "PYTHONUTF8 and a few more that load nothing); acs-launch(1), ENVIRONMENT, "
+                 "says why each. Such a variable from "
+                 "\\fBset\\fR, \\fBkeep\\fR or \\-\\-setenv that is not listed here "
+                 "is an error (exit status 125); a listed one is passed, and the report's "
+                 "\\fBscan.bypassable\\fR says the verdict does not cover what it runs. "
+                 "Not checked for exec or scan mode off, where nothing is scanned." },
 };
 const size_t acs_profile_n_keys = ELEMENTSOF(acs_profile_key_table);
 

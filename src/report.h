@@ -82,6 +82,7 @@ typedef struct acs_report {
         long max_rss_kb;
         double scan_ms, setup_ms, run_ms, diff_ms;
         char *error;         /* status == error: the launcher's message */
+        char **scan_bypass;  /* variables allowed by [env] allow_loader that run code before the scan */
 } acs_report;
 
 void acs_report_done(acs_report *r); /* frees members, not r */

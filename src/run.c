@@ -16,6 +16,7 @@
 
 #include "cgroup.h"
 #include "diff.h"
+#include "loader-env.h"
 #include "run.h"
 #include "scan-policy.h"
 #include "scan.h"
@@ -42,6 +43,7 @@ typedef struct plan {
         const char *script;   /* /run/acs/NAME in argv (borrowed), or NULL */
         double timeout;
         uint64_t max_tokens;
+        char **bypass;        /* [env] allow_loader variables in envp of a scanned run */
 } plan;
 
 static void plan_done(plan *p)
@@ -49,6 +51,7 @@ static void plan_done(plan *p)
         acs_strv_free(p->argv);
         acs_strv_free(p->envp);
         acs_strv_free(p->tmpfs);
+        acs_strv_free(p->bypass);
         for (size_t i = 0; i < p->n_binds; i++) {
                 free(p->binds[i].src);
                 free(p->binds[i].dest);
@@ -200,6 +203,46 @@ static int check_locked(const acs_profile *prof, const char *key, bool loosens, 
         return 0;
 }
 
+/* Where a variable of the sandbox's environment came from, for messages. */
+static const char *env_source(const acs_profile *prof, const acs_options *o, const char *kv, size_t n)
+{
+        char *const *lists[] = { o ? o->setenv : NULL, prof->env_set };
+        const char *names[] = { "--setenv", "[env] set" };
+        for (size_t l = 0; l < ELEMENTSOF(lists); l++)
+                for (char *const *e = lists[l]; e && *e; e++)
+                        if (strncmp(*e, kv, n + 1) == 0)
+                                return names[l];
+        return "[env] keep";
+}
+
+/*
+ * Nothing runs before the scan (issue 18 item 6): a variable that makes the
+ * loader or the interpreter load or run code (loader-env.h) enters a scanned
+ * run only when the profile's [env] allow_loader names it, and the report
+ * then says that the verdict does not cover everything that ran.
+ */
+static int check_loader_env(plan *p, const acs_profile *prof, const acs_options *o, acs_error *err)
+{
+        bool python_env = !acs_python_flags_ignore_env(prof->python_flags);
+        for (char **e = p->envp; e && *e; e++) {
+                if (!acs_env_runs_code(*e, python_env))
+                        continue;
+                size_t n = strcspn(*e, "=");
+                _cleanup_free_ char *name = strndup(*e, n);
+                if (!name)
+                        return -ENOMEM;
+                if (!acs_strv_contains(prof->env_allow_loader, name))
+                        return acs_error_set(err, -EPERM, "env",
+                                             "%s %s: this variable makes the loader or the interpreter load or run "
+                                             "code before the scan, which would not see it; profile '%s' passes it "
+                                             "only when its [env] allow_loader names %s",
+                                             env_source(prof, o, *e, n), name, prof->name ? prof->name : "?", name);
+                if (acs_strv_push(&p->bypass, name) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 /* scan_fds: -1 for no scan, else the sandbox's scan socket end and module fd */
 static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p, acs_error *err)
 {
@@ -283,6 +326,8 @@ static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p
                 c->workspace = o->workspace;
         }
         if ((r = build_env(p, prof, o)) < 0)
+                return r;
+        if (scan_fds[0] >= 0 && (r = check_loader_env(p, prof, o, err)) < 0)
                 return r;
 
         /* argv: interpreter flags... (/run/acs/NAME | -c CODE | COMMAND) ARGS...,
@@ -619,6 +664,7 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                         r = 0; /* refused like any other finding, before a sandbox exists */
                 goto out;
         }
+        rep->scan_bypass = TAKE_PTR(p.bypass);
         if (scan && (r = send_scan_policy(scanp[0], prof, &p, err)) < 0)
                 goto out;
         fill_limits(rep, &p);

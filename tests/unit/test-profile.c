@@ -97,6 +97,7 @@ static const struct {
         { "seccomp", "deny", "ptrace, mount chroot", "not_a_syscall" },
         { "env", "keep", "LANG TERM", "1BAD" },
         { "env", "set", "A=1 B=x,y C=", "NOEQUALS" },
+        { "env", "allow_loader", "LD_PRELOAD, PYTHONPATH", "LD-PRELOAD" },
 };
 
 static void test_keys(void)
@@ -292,6 +293,9 @@ static const struct {
         { "[output]\nmax_tokens = 0x10\n", "test.ini:2: [output] max_tokens: expected a whole number from 1 "
                                           "to 4194304 (got '0x10')",
           "a hex token budget is refused" },
+        { "[env]\nallow_loader = LD_PRELOAD /x\n", "test.ini:2: [env] allow_loader: expected environment "
+                                                  "variable names (got '/x')",
+          "allow_loader takes variable names" },
         { "[limits]\ntimeout += 3\n", "test.ini:2: [limits] timeout: expected '=', only list keys "
                                       "take += and -=",
           "+= on a scalar" },
