@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common.h"
 
@@ -97,6 +98,43 @@ int acs_error_errno(acs_error *err, int code, const char *stage, const char *fmt
         error_vset(err, code, stage, true, fmt, ap);
         va_end(ap);
         return code;
+}
+
+static int check_output(const char *path, const struct stat *st, acs_error *err)
+{
+        if (S_ISLNK(st->st_mode))
+                return acs_error_set(err, -ELOOP, "output", "'%s' is a symbolic link: not writing through it", path);
+        if (!S_ISREG(st->st_mode))
+                return acs_error_set(err, -EINVAL, "output", "'%s' exists and is not a regular file", path);
+        if (st->st_uid != geteuid())
+                return acs_error_set(err, -EPERM, "output", "'%s' belongs to another user (uid %u): not writing into it",
+                                     path, (unsigned)st->st_uid);
+        if (st->st_nlink > 1)
+                return acs_error_set(err, -EPERM, "output", "'%s' has other hard links: not writing into it", path);
+        return 0;
+}
+
+int acs_open_output(const char *path, acs_error *err)
+{
+        struct stat st;
+        int r;
+
+        /* a first look, so that a FIFO or a device is never even opened */
+        if (lstat(path, &st) == 0 && (r = check_output(path, &st, err)) < 0)
+                return r;
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+        if (fd < 0 && errno == ELOOP)
+                return acs_error_set(err, -ELOOP, "output", "'%s' is a symbolic link: not writing through it", path);
+        if (fd < 0)
+                return acs_error_errno(err, -errno, "output", "cannot write '%s'", path);
+        /* what was really opened (the entry may have changed since the lstat) */
+        if (fstat(fd, &st) < 0)
+                return acs_error_errno(err, -errno, "output", "cannot write '%s'", path);
+        if ((r = check_output(path, &st, err)) < 0)
+                return r;
+        if (ftruncate(fd, 0) < 0 || fcntl(fd, F_SETFL, 0) < 0)
+                return acs_error_errno(err, -errno, "output", "cannot write '%s'", path);
+        return TAKE_FD(fd);
 }
 
 /* Decimal digits only: no sign, no space, no 0x (strtoull would take all three). */

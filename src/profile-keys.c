@@ -352,7 +352,7 @@ static bool has_dotdot(const char *s)
         return false;
 }
 
-static bool valid_abs_path(const char *s)
+bool acs_path_is_clean_abs(const char *s)
 {
         return s[0] == '/' && !has_dotdot(s) && strlen(s) < 4096;
 }
@@ -383,7 +383,7 @@ static const char *canonical_lock(const char *s)
 static const char *check_element(const acs_profile_key *k, const char *s)
 {
         switch (k->type) {
-        case ACS_KEY_PATHS: return valid_abs_path(s) ? s : NULL;
+        case ACS_KEY_PATHS: return acs_path_is_clean_abs(s) ? s : NULL;
         case ACS_KEY_MODULES: return valid_module(s) ? s : NULL;
         case ACS_KEY_IDENTS: return is_ident(s, strlen(s)) ? s : NULL;
         case ACS_KEY_ENV_NAMES: return is_ident(s, strlen(s)) ? s : NULL;
@@ -531,7 +531,7 @@ static int apply_scalar(const acs_profile_key *k, acs_profile *p, const char *va
         case ACS_KEY_HOSTNAME:
         case ACS_KEY_REF:
         case ACS_KEY_STRING: {
-                if (k->type == ACS_KEY_PATH && !valid_abs_path(value))
+                if (k->type == ACS_KEY_PATH && !acs_path_is_clean_abs(value))
                         return -EINVAL;
                 if (k->type == ACS_KEY_HOSTNAME && !valid_hostname(value))
                         return -EINVAL;

@@ -17,6 +17,7 @@
 #include "cgroup.h"
 #include "diff.h"
 #include "loader-env.h"
+#include "profile-keys.h"
 #include "run.h"
 #include "scan-policy.h"
 #include "scan.h"
@@ -66,8 +67,9 @@ static int add_bind(plan *p, const char *src, const char *dest, bool ro, bool op
                     acs_error *err)
 {
         struct stat st;
-        if (dest[0] != '/')
-                return acs_error_set(err, -EINVAL, "usage", "bind destination '%s' must be absolute", dest);
+        if (!acs_path_is_clean_abs(dest))
+                return acs_error_set(err, -EINVAL, "usage", "bind destination '%s' must be an absolute path without '..'",
+                                     dest);
         /* checked here for a clear message; opened inside the sandbox's namespace */
         if (stat(src, &st) < 0) {
                 if (optional && errno == ENOENT)
@@ -137,7 +139,9 @@ static int build_env(plan *p, const acs_profile *prof, const acs_options *o)
 
 static int read_source(const char *path, uint64_t max, plan *p, acs_error *err)
 {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        /* O_NONBLOCK: a FIFO given as the script must be an error, not a hang
+         * in open() waiting for a writer (the fstat below refuses it) */
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
         if (fd < 0 && errno == ENOENT && !strchr(path, '/') && acs_cli_is_subcommand(path))
                 /* `acs-launch -v exec ...`: the options came first */
                 return acs_error_set(err, -ENOENT, "usage",
@@ -150,6 +154,8 @@ static int read_source(const char *path, uint64_t max, plan *p, acs_error *err)
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
                 return acs_error_set(err, -EINVAL, "input", "'%s' is not a regular file", path);
         p->file_size = (uint64_t)st.st_size;
+        if (fcntl(fd, F_SETFL, 0) < 0)
+                return acs_error_errno(err, -errno, "input", "reading '%s'", path);
         if (max && (uint64_t)st.st_size > max)
                 return acs_error_set(err, -EFBIG, "input", "'%s' is %lld bytes, over max_source %llu",
                                      path, (long long)st.st_size, (unsigned long long)max);
@@ -243,6 +249,29 @@ static int check_loader_env(plan *p, const acs_profile *prof, const acs_options 
         return 0;
 }
 
+/*
+ * Said here, with the path, rather than as an error from inside the sandbox:
+ * an ordinary launcher's sandbox reads the workspace as the launcher's uid; a
+ * root launcher's as its owner when that is an ordinary user (sandbox.c; a
+ * root-owned one is reached through an idmapped mount, which needs no check).
+ */
+static int check_workspace(const char *path, acs_error *err)
+{
+        struct stat st;
+        if (stat(path, &st) < 0)
+                return acs_error_errno(err, -errno, "workspace", "cannot use '%s' as the workspace", path);
+        if (!S_ISDIR(st.st_mode))
+                return acs_error_set(err, -ENOTDIR, "workspace", "workspace '%s' is not a directory", path);
+        bool root = geteuid() == 0;
+        bool ok = !root ? faccessat(AT_FDCWD, path, R_OK | X_OK, AT_EACCESS) == 0
+                : st.st_uid == 0 || st.st_gid == 0 || (st.st_mode & (S_IRUSR | S_IXUSR)) == (S_IRUSR | S_IXUSR);
+        if (!ok)
+                return acs_error_set(err, -EACCES, "workspace",
+                                     "cannot use '%s' as the workspace: %s cannot read and search it (mode %04o)", path,
+                                     root ? "its owner, whom the sandbox runs as," : "you", (unsigned)(st.st_mode & 07777));
+        return 0;
+}
+
 /* scan_fds: -1 for no scan, else the sandbox's scan socket end and module fd */
 static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p, acs_error *err)
 {
@@ -318,11 +347,8 @@ static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p
                 if ((r = add_bind(p, *sk, *sk, false, false, true, err)) < 0)
                         return r;
         if (o && o->workspace) {
-                struct stat st;
-                if (stat(o->workspace, &st) < 0)
-                        return acs_error_errno(err, -errno, "workspace", "cannot use '%s' as the workspace", o->workspace);
-                if (!S_ISDIR(st.st_mode))
-                        return acs_error_set(err, -ENOTDIR, "workspace", "workspace '%s' is not a directory", o->workspace);
+                if ((r = check_workspace(o->workspace, err)) < 0)
+                        return r;
                 c->workspace = o->workspace;
         }
         if ((r = build_env(p, prof, o)) < 0)
@@ -576,11 +602,39 @@ static void close_pair(int fds[2])
 }
 
 /*
+ * --apply that left changes unwritten (a conflict, an unsafe path, a failed
+ * write; protected entries and special files are skipped by design) ends the
+ * run with status error and exit status 125: the user asked for something
+ * acs-launch could not do. The program's own status stays in the message.
+ */
+static void apply_outcome(acs_report *rep)
+{
+        const acs_apply_result *a = &rep->apply;
+        if (!a->n_conflicts && !a->n_unsafe && !a->n_failed)
+                return;
+        char how[64], *msg = NULL;
+        if (rep->status == ACS_STATUS_EXITED)
+                snprintf(how, sizeof how, "exited with status %d", rep->exit_code);
+        else
+                snprintf(how, sizeof how, "ended with status %s (exit status %d)", acs_status_to_string(rep->status),
+                         rep->exit_code);
+        if (asprintf(&msg, "the program %s, but --apply left changes unwritten: %zu conflict%s, %zu unsafe path%s, "
+                     "%zu failed (the apply list in the report says which)", how, a->n_conflicts,
+                     a->n_conflicts == 1 ? "" : "s", a->n_unsafe, a->n_unsafe == 1 ? "" : "s", a->n_failed) < 0)
+                msg = NULL;
+        free(rep->error);
+        rep->error = msg;
+        rep->status = ACS_STATUS_ERROR;
+        rep->exit_code = 125;
+}
+
+/*
  * After the program ended and before the layers go away: classify the upper
- * layer, then the patch, keep and apply the user asked for.
+ * layer, then the patch, keep and apply the user asked for. patch_fd: the
+ * --patch FILE opened before the run, or -1.
  */
 static int finish_workspace(const acs_run_request *req, acs_sandbox *sb, const struct timespec *start,
-                            acs_report *rep, acs_error *err)
+                            int patch_fd, acs_report *rep, acs_error *err)
 {
         const acs_profile *prof = req->profile;
         const acs_options *o = req->opts;
@@ -602,14 +656,11 @@ static int finish_workspace(const acs_run_request *req, acs_sandbox *sb, const s
         rep->files.run_start = *start;
 
         if (o && o->patch) {
-                bool out = strcmp(o->patch, "-") == 0;
-                FILE *f = out ? stdout : fopen(o->patch, "we");
-                if (!f)
-                        return acs_error_errno(err, -errno, "patch", "cannot write '%s'", o->patch);
-                if (rep->files.patch)
-                        fwrite(rep->files.patch, 1, rep->files.patch_len, f);
-                if ((out ? fflush(f) : fclose(f)) != 0)
+                int fd = patch_fd >= 0 ? patch_fd : STDOUT_FILENO;
+                if (fd == STDOUT_FILENO && fflush(stdout) != 0)
                         return acs_error_errno(err, -errno, "patch", "writing '%s'", o->patch);
+                if (rep->files.patch && (r = acs_write_all(fd, rep->files.patch, rep->files.patch_len)) < 0)
+                        return acs_error_errno(err, r, "patch", "writing '%s'", o->patch);
         }
         if (o && o->keep && (r = acs_keep_layer(sb->upper_fd, &rep->files, o->keep, err)) < 0)
                 return r;
@@ -626,6 +677,7 @@ static int finish_workspace(const acs_run_request *req, acs_sandbox *sb, const s
                         if ((r = acs_apply_changes(sb->upper_fd, ws, &rep->files, &ao, &rep->apply, err)) < 0)
                                 return r;
                         rep->have_apply = true;
+                        apply_outcome(rep);
                 }
         }
         rep->diff_ms = acs_now_ms() - t;
@@ -665,6 +717,10 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                 goto out;
         }
         rep->scan_bypass = TAKE_PTR(p.bypass);
+        /* opened before the run: a refused target costs no run */
+        if (req->opts && req->opts->patch && strcmp(req->opts->patch, "-") != 0 &&
+            (r = patch_fd = acs_open_output(req->opts->patch, err)) < 0)
+                goto out;
         if (scan && (r = send_scan_policy(scanp[0], prof, &p, err)) < 0)
                 goto out;
         fill_limits(rep, &p);
@@ -773,7 +829,7 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                 rep->exit_code = 125;
         }
         acs_shield_finish(shield, &rep->out, &rep->err);
-        if ((r = finish_workspace(req, &sb, &run_start, rep, err)) < 0)
+        if ((r = finish_workspace(req, &sb, &run_start, patch_fd, rep, err)) < 0)
                 goto restore;
         if (p.cfg.verbose)
                 fprintf(stderr, "acs-launch: %8.3f ms  output clipped, workspace diffed (%.3f ms)\n",
