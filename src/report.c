@@ -318,6 +318,12 @@ char *acs_report_to_string(const acs_report *r, bool pretty)
         return copy;
 }
 
+char *acs_report_error_string(const char *msg, int exit_code)
+{
+        acs_report r = { .status = ACS_STATUS_ERROR, .exit_code = exit_code, .error = (char *)msg };
+        return acs_report_to_string(&r, false);
+}
+
 void acs_scan_result_done(acs_scan_result *s)
 {
         if (!s)

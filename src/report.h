@@ -93,6 +93,8 @@ struct json_object *acs_report_to_json(const acs_report *r);
 struct json_object *acs_scan_result_to_json(const acs_scan_result *s);
 /* Serialised JSON (one line unless pretty). Caller frees. */
 char *acs_report_to_string(const acs_report *r, bool pretty);
+/* The one report of a command that failed before it could run (usage, profile): status error. */
+char *acs_report_error_string(const char *msg, int exit_code);
 /* "pass" | "reject" | "warn" | "skipped" */
 const char *acs_verdict_to_string(acs_verdict v);
 /*

@@ -279,6 +279,11 @@ int acs_cmd_check(const acs_options *o)
             read_source(file, p->max_source ? p->max_source + 1 : SIZE_MAX, &src, &len, &err) < 0 ||
             acs_scan_source(p, src, len, shown, &res, &err) < 0) {
                 fprintf(stderr, "acs-launch: check: %s\n", err.msg);
+                if (o->json) { /* still one JSON object on stdout */
+                        _cleanup_free_ char *json = acs_report_error_string(err.msg, err.exit_status ? err.exit_status : 125);
+                        if (json)
+                                puts(json);
+                }
                 return err.exit_status ? err.exit_status : 125;
         }
         if (o->json) {
