@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "profile-keys.h"
 #include "profile.h"
 
 enum opt_id {
@@ -166,10 +167,38 @@ static int add_mount(acs_options *o, acs_mount_kind kind, const char *src, const
         return 0;
 }
 
-static int apply_opt(acs_options *o, const opt_def *d, const char *spelled, const char *a,
-                     const char *b, acs_error *err)
+/*
+ * A value the profile has a key for is parsed by that key's parser, so the
+ * command line and the profile accept exactly the same values and ranges
+ * (--memory 1 is as wrong as memory = 1) and say the same "expected ...".
+ */
+static int parse_as_key(const char *section, const char *key, const char *name, const char *value,
+                        acs_profile *scratch, acs_error *err)
 {
-        int r = 0;
+        const acs_profile_key *k = acs_profile_key_find(section, key);
+        char bad[64], expected[256];
+        int r = acs_profile_key_apply(k, scratch, ACS_OP_SET, value, bad, sizeof bad);
+        if (r == -EINVAL)
+                return acs_error_set(err, r, "usage", "--%s: expected %s, got '%s'", name,
+                                     acs_key_expected(k, expected, sizeof expected), value);
+        return r;
+}
+
+/* A path inside the sandbox: absolute, no '..' (the profile's rule for paths). */
+static int check_dest(const char *name, const char *dest, acs_error *err)
+{
+        if (!acs_path_is_clean_abs(dest))
+                return acs_error_set(err, -EINVAL, "usage",
+                                     "--%s: the destination '%s' must be an absolute path without '..'", name,
+                                     dest);
+        return 0;
+}
+
+static int apply_opt(acs_options *o, const opt_def *d, const char *a, const char *b, acs_error *err)
+{
+        acs_profile scratch = { 0 };
+        int r;
+
         switch (d->id) {
         case OPT_PROFILE: return dup_to(&o->profile, a);
         case OPT_WORKSPACE: return dup_to(&o->workspace, a);
@@ -185,52 +214,55 @@ static int apply_opt(acs_options *o, const opt_def *d, const char *spelled, cons
         case OPT_VERSION: o->command = ACS_CMD_VERSION; return 0;
         case OPT_HELP: o->command = ACS_CMD_HELP; return 0;
         case OPT_TIMEOUT:
-                if (acs_parse_seconds(a, &o->timeout) < 0)
-                        goto bad;
+                if ((r = parse_as_key("limits", "timeout", d->lng, a, &scratch, err)) < 0)
+                        return r;
+                o->timeout = scratch.timeout;
                 o->has_timeout = true;
                 return 0;
         case OPT_MEMORY:
-                if (acs_parse_size(a, &o->memory) < 0)
-                        goto bad;
+                if ((r = parse_as_key("limits", "memory", d->lng, a, &scratch, err)) < 0)
+                        return r;
+                o->memory = scratch.memory;
                 o->has_memory = true;
                 return 0;
-        case OPT_CPU: {
-                /* whole seconds, fractions round up (as the profile key) */
-                double secs;
-                if (acs_parse_seconds(a, &secs) < 0 || secs > 1e9)
-                        goto bad;
-                o->cpu = (uint64_t)secs + ((double)(uint64_t)secs < secs);
+        case OPT_CPU: /* whole seconds, fractions round up (the profile key's parser) */
+                if ((r = parse_as_key("limits", "cpu", d->lng, a, &scratch, err)) < 0)
+                        return r;
+                o->cpu = scratch.cpu;
                 o->has_cpu = true;
                 return 0;
-        }
         case OPT_MAX_TOKENS:
-                if (acs_parse_uint(a, &o->max_tokens) < 0)
-                        goto bad;
+                if ((r = parse_as_key("output", "max_tokens", d->lng, a, &scratch, err)) < 0)
+                        return r;
+                o->max_tokens = scratch.max_tokens;
                 o->has_max_tokens = true;
+                return 0;
+        case OPT_NET:
+                if ((r = parse_as_key("network", "mode", d->lng, a, &scratch, err)) < 0)
+                        return r;
+                o->net = (int)scratch.net;
+                o->has_net = true;
                 return 0;
         case OPT_MAX_CONCURRENCY: {
                 uint64_t v;
                 if (acs_parse_uint(a, &v) < 0 || v == 0 || v > 1024)
-                        goto bad;
+                        return acs_error_set(err, -EINVAL, "usage",
+                                             "--%s: expected a whole number from 1 to 1024, got '%s'", d->lng, a);
                 o->max_concurrency = (unsigned)v;
                 return 0;
         }
-        case OPT_NET:
-                if (strcmp(a, "none") == 0)
-                        o->net = ACS_NET_NONE;
-                else if (strcmp(a, "loopback") == 0)
-                        o->net = ACS_NET_LOOPBACK;
-                else
-                        return acs_error_set(err, -EINVAL, "usage",
-                                             "%s: expected 'none' or 'loopback', got '%s'", spelled, a);
-                o->has_net = true;
-                return 0;
-        case OPT_RO_BIND: return add_mount(o, ACS_MOUNT_RO_BIND, a, b);
-        case OPT_BIND: return add_mount(o, ACS_MOUNT_BIND, a, b);
-        case OPT_TMPFS: return add_mount(o, ACS_MOUNT_TMPFS, NULL, a);
+        case OPT_RO_BIND:
+        case OPT_BIND:
+                if ((r = check_dest(d->lng, b, err)) < 0)
+                        return r;
+                return add_mount(o, d->id == OPT_BIND ? ACS_MOUNT_BIND : ACS_MOUNT_RO_BIND, a, b);
+        case OPT_TMPFS:
+                if ((r = check_dest(d->lng, a, err)) < 0)
+                        return r;
+                return add_mount(o, ACS_MOUNT_TMPFS, NULL, a);
         case OPT_SETENV: {
                 if (!*a || strchr(a, '='))
-                        return acs_error_set(err, -EINVAL, "usage", "%s: bad variable name '%s'", spelled, a);
+                        return acs_error_set(err, -EINVAL, "usage", "--%s: bad variable name '%s'", d->lng, a);
                 _cleanup_free_ char *kv = NULL;
                 if (asprintf(&kv, "%s=%s", a, b) < 0)
                         return -ENOMEM;
@@ -238,9 +270,85 @@ static int apply_opt(acs_options *o, const opt_def *d, const char *spelled, cons
         }
         case OPT_UNSETENV: return acs_strv_push(&o->unsetenv, a);
         }
-        return r;
-bad:
-        return acs_error_set(err, -EINVAL, "usage", "%s: invalid value '%s'", spelled, a);
+        return 0;
+}
+
+static const char *subcommand_name(acs_command cmd)
+{
+        for (size_t k = 0; k < ELEMENTSOF(subcommands); k++)
+                if (subcommands[k].cmd == cmd)
+                        return subcommands[k].word;
+        return "run";
+}
+
+/* "unknown option" with the nearest long option, when one is near. */
+static int unknown_option(const char *arg, acs_error *err)
+{
+        const char *name = arg + strspn(arg, "-");
+        size_t len = strcspn(name, "="), best = SIZE_MAX;
+        const char *near = NULL;
+        char word[64];
+
+        if (len > 0 && len < sizeof word) {
+                memcpy(word, name, len);
+                word[len] = '\0';
+                for (size_t i = 0; i < ELEMENTSOF(opts_table); i++) {
+                        if (!opts_table[i].lng)
+                                continue;
+                        size_t d = acs_edit_distance(word, opts_table[i].lng);
+                        if (d < best) {
+                                best = d;
+                                near = opts_table[i].lng;
+                        }
+                }
+        }
+        /* a typo, or a long option written with one dash (-json) */
+        if (near && (best == 0 || (best <= 2 && best * 3 <= len)))
+                return acs_error_set(err, -EINVAL, "usage",
+                                     "unknown option '%s'; did you mean '--%s'? (see acs-launch --help)", arg, near);
+        return acs_error_set(err, -EINVAL, "usage", "unknown option '%s' (see acs-launch --help)", arg);
+}
+
+static bool is_run_like(acs_command cmd)
+{
+        return cmd == ACS_CMD_RUN || cmd == ACS_CMD_EXEC;
+}
+
+static acs_command leading_subcommand(int argc, char *const *argv, int *i)
+{
+        if (*i < argc)
+                for (size_t k = 0; k < ELEMENTSOF(subcommands); k++)
+                        if (strcmp(argv[*i], subcommands[k].word) == 0) {
+                                (*i)++;
+                                return subcommands[k].cmd;
+                        }
+        return ACS_CMD_RUN;
+}
+
+bool acs_cli_json_requested(int argc, char *const *argv)
+{
+        int i = 1;
+        acs_command sub = leading_subcommand(argc, argv, &i);
+
+        for (; i < argc; i++) {
+                const char *arg = argv[i], *inl;
+                if (strcmp(arg, "--") == 0)
+                        break;
+                if (arg[0] != '-' || arg[1] == '\0') {
+                        if (is_run_like(sub))
+                                break;
+                        continue;
+                }
+                const opt_def *d = find_opt(arg, &inl);
+                if (!d)
+                        continue;
+                if (d->id == OPT_JSON)
+                        return true;
+                if (d->id == OPT_CODE)
+                        break;
+                i += (int)d->nargs - (inl && d->nargs ? 1 : 0);
+        }
+        return false;
 }
 
 int acs_cli_parse(int argc, char *const *argv, acs_options *ret, acs_error *err)
@@ -248,14 +356,10 @@ int acs_cli_parse(int argc, char *const *argv, acs_options *ret, acs_error *err)
         acs_options o = { .command = ACS_CMD_RUN };
         int i = 1, r;
 
-        if (i < argc)
-                for (size_t k = 0; k < ELEMENTSOF(subcommands); k++)
-                        if (strcmp(argv[i], subcommands[k].word) == 0) {
-                                o.command = subcommands[k].cmd;
-                                i++;
-                                break;
-                        }
+        o.command = leading_subcommand(argc, argv, &i);
         acs_command sub = o.command;
+        /* -h after a subcommand is that subcommand's help */
+        o.help_topic = i > 1 ? sub : ACS_CMD_HELP;
 
         for (; i < argc; i++) {
                 const char *arg = argv[i];
@@ -275,11 +379,12 @@ int acs_cli_parse(int argc, char *const *argv, acs_options *ret, acs_error *err)
                 const char *inl;
                 const opt_def *d = find_opt(arg, &inl);
                 if (!d) {
-                        r = acs_error_set(err, -EINVAL, "usage", "unknown option '%s' (see acs-launch --help)", arg);
+                        r = unknown_option(arg, err);
                         goto fail;
                 }
                 if (!allowed_for(sub, d->id)) {
-                        r = acs_error_set(err, -EINVAL, "usage", "option '%s' does not apply here", arg);
+                        r = acs_error_set(err, -EINVAL, "usage", "option '%s' does not apply to %s (see acs-launch %s --help)",
+                                          arg, subcommand_name(sub), subcommand_name(sub));
                         goto fail;
                 }
                 if (d->nargs == 0 && inl && arg[1] == '-') {
@@ -312,7 +417,7 @@ int acs_cli_parse(int argc, char *const *argv, acs_options *ret, acs_error *err)
                         }
                         b = argv[++i];
                 }
-                r = apply_opt(&o, d, arg, a, b, err);
+                r = apply_opt(&o, d, a, b, err);
                 if (r < 0)
                         goto fail;
                 if (d->id == OPT_CODE) { /* like python -c: the rest are arguments */
@@ -325,6 +430,17 @@ int acs_cli_parse(int argc, char *const *argv, acs_options *ret, acs_error *err)
                 if ((r = acs_strv_push(&o.args, argv[i])) < 0)
                         goto fail;
 
+        if (sub == ACS_CMD_HELP && o.command == ACS_CMD_HELP && o.args) {
+                /* acs-launch help SUBCOMMAND */
+                int k = 0;
+                acs_command topic = leading_subcommand(1, o.args, &k);
+                if (acs_strv_length(o.args) > 1 || k == 0 || topic == ACS_CMD_HELP || topic == ACS_CMD_VERSION) {
+                        r = acs_error_set(err, -EINVAL, "usage", "help: no subcommand '%s' (run, exec, check, mcp, apply, "
+                                          "profiles, doctor, bench)", o.args[0]);
+                        goto fail;
+                }
+                o.help_topic = topic;
+        }
         if (o.command == ACS_CMD_HELP || o.command == ACS_CMD_VERSION)
                 goto done;
         switch (sub) {
@@ -379,8 +495,82 @@ fail:
         return r;
 }
 
-void acs_cli_usage(FILE *out)
+#define RUN_OPTIONS                                                                                      \
+        "  -p, --profile NAME|PATH   policy profile (default 'default'; 'shell' for exec)\n"                 \
+        "  -w, --workspace DIR       host directory shown at /workspace (overlay lower layer)\n"             \
+        "      --timeout SEC         wall-clock limit: decimal seconds (1.5), 0 for none\n"                  \
+        "      --cpu SEC             CPU time of the whole sandbox (whole seconds, rounded up)\n"           \
+        "      --memory SIZE         memory limit (K, M, G suffixes), at least 16M; 0 for none\n"           \
+        "      --max-tokens N        output budget for stdout and stderr, 1 to 4194304\n"                     \
+        "      --net none|loopback   network namespace\n"                                                    \
+        "      --ro-bind SRC DEST    --bind SRC DEST   --tmpfs DEST   (DEST absolute, no '..')\n"            \
+        "      --setenv VAR VALUE    --unsetenv VAR    --chdir DIR\n"                                         \
+        "      --apply               write workspace changes back into DIR after a successful run\n"         \
+        "      --patch FILE|-        write the changes as a git-style patch\n"                                \
+        "      --keep DIR            keep the overlay's upper layer in DIR\n"                                 \
+        "      --json                print one JSON report on stdout (also for errors)\n"                    \
+        "      --report FILE         also write the JSON report to FILE\n"                                    \
+        "  -q, --quiet               no change summary     -v, --verbose   trace setup steps\n"
+
+#define EXIT_STATUS                                                                                      \
+        "\nExit status: the program's own (0-123), 124 timeout, 125 acs-launch error,\n"                     \
+        "126 refused by the scan, 127 not found, 128+N killed by signal N. A program\n"                      \
+        "may exit 124-127 itself: only the report's status tells them apart.\n"
+
+static const struct {
+        acs_command cmd;
+        const char *text;
+} usages[] = {
+        { ACS_CMD_RUN,
+          "Usage: acs-launch [run] [OPTIONS] [--] SCRIPT.py [ARG...]\n"
+          "       acs-launch [run] [OPTIONS] -c CODE [ARG...]\n"
+          "Run a Python file or inline code in a fresh sandbox, after the AST scan.\n"
+          "Options stop at '--' or at the script; later words are its arguments.\n\n"
+          "Options:\n" RUN_OPTIONS "  -c CODE                   inline Python (like python3 -c)\n" EXIT_STATUS },
+        { ACS_CMD_EXEC,
+          "Usage: acs-launch exec [OPTIONS] -- COMMAND [ARG...]\n"
+          "Run a command in a fresh sandbox (profile 'shell' by default; no scan).\n\n"
+          "Options:\n" RUN_OPTIONS EXIT_STATUS },
+        { ACS_CMD_CHECK,
+          "Usage: acs-launch check [OPTIONS] [FILE | -]\n"
+          "Scan Python source against a profile; nothing runs. Exit 0 pass, 126 refused, 125 error.\n\n"
+          "Options:\n"
+          "  -p, --profile NAME|PATH   policy profile (default 'default')\n"
+          "      --json                print the result as one JSON object\n" },
+        { ACS_CMD_MCP,
+          "Usage: acs-launch mcp [OPTIONS]\n"
+          "Serve the sandbox over the Model Context Protocol on stdin/stdout.\n\n"
+          "Options:\n"
+          "  -p, --profile NAME|PATH   profile for execute_python (default 'default')\n"
+          "  -w, --workspace DIR       host directory shown at /workspace in every call\n"
+          "      --timeout SEC         --memory SIZE   --max-tokens N   --net none|loopback\n"
+          "      --max-concurrency N   tool calls run in parallel, 1 to 1024 (default: CPUs)\n" },
+        { ACS_CMD_APPLY,
+          "Usage: acs-launch apply DIR --workspace W [--json] [--patch FILE|-]\n"
+          "Apply a layer kept with --keep DIR to the workspace W, after review.\n\n"
+          "Options:\n"
+          "  -w, --workspace W         the workspace the layer was made from\n"
+          "      --patch FILE|-        also write the kept patch\n"
+          "      --json                print the result as one JSON object\n" },
+        { ACS_CMD_PROFILES,
+          "Usage: acs-launch profiles\n"
+          "List the profiles on the search path: name, description, file.\n" },
+        { ACS_CMD_DOCTOR,
+          "Usage: acs-launch doctor\n"
+          "Check what this host supports; exit 1 when an essential check fails.\n" },
+        { ACS_CMD_BENCH,
+          "Usage: acs-launch bench [--json]\n"
+          "Time a hello-world run against bare python3 and bwrap.\n" },
+};
+
+void acs_cli_usage(FILE *out, acs_command topic)
 {
+        for (size_t i = 0; i < ELEMENTSOF(usages); i++)
+                if (usages[i].cmd == topic) {
+                        fputs(usages[i].text, out);
+                        fputs("See acs-launch(1).\n", out);
+                        return;
+                }
         fputs("Usage:\n"
               "  acs-launch [OPTIONS] [--] SCRIPT.py [ARG...]   run a Python file in a fresh sandbox\n"
               "  acs-launch [OPTIONS] -c CODE [ARG...]          run inline Python\n"
@@ -391,24 +581,9 @@ void acs_cli_usage(FILE *out)
               "  acs-launch profiles                            list profiles on the search path\n"
               "  acs-launch doctor                              check what this host supports\n"
               "  acs-launch bench [OPTIONS]                     built-in benchmark\n"
-              "\nOptions:\n"
-              "  -p, --profile NAME|PATH   policy profile (default 'default'; 'shell' for exec)\n"
-              "  -w, --workspace DIR       host directory shown at /workspace (overlay lower layer)\n"
-              "      --timeout SEC         wall-clock limit        --memory SIZE   address-space limit\n"
-              "      --cpu SEC             CPU time of the whole sandbox\n"
-              "      --max-tokens N        output budget           --net none|loopback\n"
-              "      --ro-bind SRC DEST    --bind SRC DEST         --tmpfs DEST\n"
-              "      --setenv VAR VALUE    --unsetenv VAR          --chdir DIR\n"
-              "      --apply               write workspace changes back into DIR after a successful run\n"
-              "      --patch FILE|-        write the changes as a git-style patch\n"
-              "      --keep DIR            keep the overlay's upper layer in DIR\n"
-              "      --json                print one JSON report on stdout\n"
-              "      --report FILE         also write the JSON report to FILE\n"
-              "  -q, --quiet               no change summary      -v, --verbose   trace setup steps\n"
-              "      --max-concurrency N   (mcp) parallel calls\n"
-              "      --version             -h, --help\n"
-              "\nExit status: the program's own (0-123), 124 timeout, 125 acs-launch error,\n"
-              "126 refused by the scan, 127 not found, 128+N killed by signal N.\n"
+              "  acs-launch SUBCOMMAND --help                   options of one subcommand\n"
+              "\nOptions of run and exec:\n" RUN_OPTIONS
+              "      --version             -h, --help\n" EXIT_STATUS
               "See acs-launch(1) and acs-launch.profile(5).\n",
               out);
 }

@@ -55,11 +55,20 @@ typedef struct acs_options {
         char **args;         /* SCRIPT ARGS / COMMAND ARGS / check FILE / apply DIR */
         /* mcp */
         unsigned max_concurrency; /* 0 = number of CPUs */
+        /* command == ACS_CMD_HELP: whose usage (ACS_CMD_HELP: the overview) */
+        acs_command help_topic;
 } acs_options;
 
 void acs_options_done(acs_options *o);
 /* Parse argv (argv[0] is the program name). On error fills err (exit 125). */
 int acs_cli_parse(int argc, char *const *argv, acs_options *ret, acs_error *err);
-void acs_cli_usage(FILE *out);
+/* Usage of one subcommand, or the overview for ACS_CMD_HELP. */
+void acs_cli_usage(FILE *out, acs_command topic);
+/*
+ * Did argv ask for --json? Answered also when acs_cli_parse fails, so that
+ * a usage error can still be one JSON report: options are walked as the
+ * parser walks them (values skipped, unknown options ignored).
+ */
+bool acs_cli_json_requested(int argc, char *const *argv);
 /* Is word one of the subcommands (exec, check, mcp, ...)? */
 bool acs_cli_is_subcommand(const char *word);

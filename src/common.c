@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common.h"
 
@@ -98,10 +100,48 @@ int acs_error_errno(acs_error *err, int code, const char *stage, const char *fmt
         return code;
 }
 
+static int check_output(const char *path, const struct stat *st, acs_error *err)
+{
+        if (S_ISLNK(st->st_mode))
+                return acs_error_set(err, -ELOOP, "output", "'%s' is a symbolic link: not writing through it", path);
+        if (!S_ISREG(st->st_mode))
+                return acs_error_set(err, -EINVAL, "output", "'%s' exists and is not a regular file", path);
+        if (st->st_uid != geteuid())
+                return acs_error_set(err, -EPERM, "output", "'%s' belongs to another user (uid %u): not writing into it",
+                                     path, (unsigned)st->st_uid);
+        if (st->st_nlink > 1)
+                return acs_error_set(err, -EPERM, "output", "'%s' has other hard links: not writing into it", path);
+        return 0;
+}
+
+int acs_open_output(const char *path, acs_error *err)
+{
+        struct stat st;
+        int r;
+
+        /* a first look, so that a FIFO or a device is never even opened */
+        if (lstat(path, &st) == 0 && (r = check_output(path, &st, err)) < 0)
+                return r;
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+        if (fd < 0 && errno == ELOOP)
+                return acs_error_set(err, -ELOOP, "output", "'%s' is a symbolic link: not writing through it", path);
+        if (fd < 0)
+                return acs_error_errno(err, -errno, "output", "cannot write '%s'", path);
+        /* what was really opened (the entry may have changed since the lstat) */
+        if (fstat(fd, &st) < 0)
+                return acs_error_errno(err, -errno, "output", "cannot write '%s'", path);
+        if ((r = check_output(path, &st, err)) < 0)
+                return r;
+        if (ftruncate(fd, 0) < 0 || fcntl(fd, F_SETFL, 0) < 0)
+                return acs_error_errno(err, -errno, "output", "cannot write '%s'", path);
+        return TAKE_FD(fd);
+}
+
+/* Decimal digits only: no sign, no space, no 0x (strtoull would take all three). */
 int acs_parse_uint(const char *s, uint64_t *ret)
 {
         char *end;
-        if (!s || !*s || *s == '-' || *s == '+')
+        if (!s || !isdigit((unsigned char)*s))
                 return -EINVAL;
         errno = 0;
         unsigned long long v = strtoull(s, &end, 10);
@@ -114,7 +154,7 @@ int acs_parse_uint(const char *s, uint64_t *ret)
 int acs_parse_size(const char *s, uint64_t *ret)
 {
         char *end;
-        if (!s || !*s || *s == '-' || *s == '+')
+        if (!s || !isdigit((unsigned char)*s))
                 return -EINVAL;
         errno = 0;
         unsigned long long v = strtoull(s, &end, 10);
@@ -139,19 +179,26 @@ int acs_parse_size(const char *s, uint64_t *ret)
         return 0;
 }
 
+/*
+ * Decimal seconds with an optional fraction and an optional "s": "5", "0.25",
+ * "1.", "3s". Not what strtod also takes (0x10, 1e3, inf, leading space), and
+ * at most ACS_SECONDS_MAX, which every timer and rlimit can hold.
+ */
 int acs_parse_seconds(const char *s, double *ret)
 {
-        char *end;
-        if (!s || !*s || *s == '-' || *s == '+')
+        if (!s)
                 return -EINVAL;
-        errno = 0;
-        double v = strtod(s, &end);
-        if (errno || end == s || !isfinite(v) || v < 0)
+        size_t ip = strspn(s, "0123456789"), fp = 0;
+        const char *p = s + ip;
+        if (*p == '.') {
+                fp = strspn(p + 1, "0123456789");
+                p += 1 + fp;
+        }
+        if (ip + fp == 0 || (*p == 's' ? p[1] != '\0' : *p != '\0'))
                 return -EINVAL;
-        if (*end == 's' && end[1] == '\0')
-                end++;
-        if (*end)
-                return -EINVAL;
+        double v = strtod(s, NULL); /* the launcher's locale is always "C" */
+        if (!isfinite(v) || v > ACS_SECONDS_MAX)
+                return -ERANGE;
         *ret = v;
         return 0;
 }

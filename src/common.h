@@ -85,7 +85,19 @@ int acs_write_str_at(int dfd, const char *name, const char *s);
 /* Write all of p, across EINTR, short writes and (waiting in poll) EAGAIN. */
 int acs_write_all(int fd, const void *p, size_t len);
 
+/*
+ * Open a file the user named for output (--report, --patch) for writing, from
+ * its start. Refused, with err naming path: a symbolic link at path (never
+ * followed), an existing entry that is not a regular file (a FIFO would block,
+ * a device would be written), and an existing file that belongs to another
+ * user or has other hard links (either may have been planted to redirect what
+ * we write). An existing regular file of ours is truncated. Returns the fd
+ * (O_CLOEXEC) or -errno.
+ */
+int acs_open_output(const char *path, acs_error *err);
+
 /* Parsers shared by the CLI and the profile: "128M", "1.5" (seconds). */
+#define ACS_SECONDS_MAX 1e9 /* about 31 years: far below what timerfd and rlimits hold */
 int acs_parse_size(const char *s, uint64_t *ret);
 int acs_parse_seconds(const char *s, double *ret);
 int acs_parse_uint(const char *s, uint64_t *ret);

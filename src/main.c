@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Dispatch and exit status: the only place the process ends. */
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 #include "full.h"
 #include "bench.h"
 #include "mcp.h"
+#include "outmark.h"
 #include "profile.h"
 #include "run.h"
 #include "scan.h"
@@ -23,32 +25,143 @@ static const char *default_profile(const acs_options *o)
         return o->command == ACS_CMD_EXEC ? "shell" : "default";
 }
 
-static void print_error(const acs_error *err)
+/*
+ * Our own words on stderr: every line starts with "acs-launch: " and starts a
+ * line (after the program's output, a newline first if it ended mid-line),
+ * and no control character of a message gets through raw, so that nothing
+ * in a message (a path, a finding from the source) can start a line of its
+ * own. The program's side of the rule is in outmark.h.
+ */
+static void say_line(acs_outmark *mark, const char *line, size_t n)
 {
-        fprintf(stderr, "acs-launch: %s\n", err->msg[0] ? err->msg : strerror(-err->code));
+        if (mark && !acs_outmark_at_line_start(mark)) {
+                fputc('\n', stderr);
+                *mark = ACS_OUTMARK_INIT;
+        }
+        fputs("acs-launch: ", stderr);
+        for (size_t i = 0; i < n; i++) {
+                unsigned char c = (unsigned char)line[i];
+                if (c < 0x20 || c == 0x7f)
+                        fprintf(stderr, "\\x%02x", c);
+                else
+                        fputc(c, stderr);
+        }
+        fputc('\n', stderr);
 }
 
-static int write_report_file(const char *path, const char *json)
+static void say(acs_outmark *mark, const char *fmt, ...) _printf_(2, 3);
+static void say(acs_outmark *mark, const char *fmt, ...)
 {
-        FILE *f = fopen(path, "we");
-        if (!f)
-                return -errno;
-        fputs(json, f);
-        fputc('\n', f);
-        return fclose(f) == 0 ? 0 : -errno;
+        _cleanup_free_ char *text = NULL;
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vasprintf(&text, fmt, ap);
+        va_end(ap);
+        if (n >= 0)
+                say_line(mark, text, (size_t)n);
+}
+
+/* A block printed by another module (change list, apply list), one line of ours per line. */
+static void say_block(acs_outmark *mark, const char *text, size_t len)
+{
+        while (len > 0) {
+                const char *nl = memchr(text, '\n', len);
+                size_t n = nl ? (size_t)(nl - text) : len;
+                say_line(mark, text, n);
+                text += nl ? n + 1 : n;
+                len -= nl ? n + 1 : n;
+        }
+}
+
+#define SAY_PRINTED(mark, call)                                                                  \
+        do {                                                                                     \
+                _cleanup_free_ char *_buf = NULL;                                                \
+                size_t _len = 0;                                                                 \
+                FILE *_f = open_memstream(&_buf, &_len);                                         \
+                if (_f) {                                                                        \
+                        call;                                                                    \
+                        if (fclose(_f) == 0)                                                     \
+                                say_block(mark, _buf, _len);                                     \
+                }                                                                                \
+        } while (0)
+
+static void print_error(const acs_error *err)
+{
+        say(NULL, "%s", err->msg[0] ? err->msg : strerror(-err->code));
+}
+
+/* With --json, a failure before the run (usage, profile, output file) is still one report. */
+static void print_error_report(const char *msg)
+{
+        _cleanup_free_ char *json = acs_report_error_string(msg, 125);
+        if (json)
+                puts(json);
+        fflush(stdout);
+}
+
+static int fail_before_run(const acs_options *o, const acs_error *err)
+{
+        print_error(err);
+        if (o->json)
+                print_error_report(err->msg[0] ? err->msg : strerror(-err->code));
+        return 125;
+}
+
+static int write_report_fd(int fd, const char *json)
+{
+        int r = acs_write_all(fd, json, strlen(json));
+        return r < 0 ? r : acs_write_all(fd, "\n", 1);
+}
+
+static void print_findings(acs_outmark *mark, const acs_options *o, const acs_report *rep)
+{
+        for (size_t i = 0; i < rep->scan.n_findings; i++) {
+                const acs_finding *f = &rep->scan.findings[i];
+                say(mark, "%s:%d:%d: %s: %s", o->code ? "<string>" : o->args[0], f->line, f->col, f->rule,
+                    f->message);
+        }
+}
+
+/* The human summary after a run, on stderr (not with --json). */
+static void print_summary(acs_outmark *mark, const acs_options *o, const acs_profile *prof, const acs_report *rep,
+                          const acs_error *err)
+{
+        if (err)
+                say(mark, "%s", err->msg[0] ? err->msg : strerror(-err->code));
+        else if (rep->status == ACS_STATUS_ERROR && rep->error)
+                say(mark, "%s", rep->error);
+        if (rep->status == ACS_STATUS_TIMEOUT)
+                say(mark, "timed out after %g s", rep->limits.timeout_s);
+        for (char **v = rep->scan_bypass; v && *v; v++)
+                say(mark, "warning: %s was passed (profile %s, [env] allow_loader): it can run code before the "
+                    "scan, whose verdict does not cover that code", *v, prof->name);
+        bool warned = rep->scan.verdict == ACS_VERDICT_WARN && !o->quiet;
+        if (warned)
+                say(mark, "the scan found %zu issue%s; profile %s has mode = warn, so the program ran:",
+                    rep->scan.n_findings, rep->scan.n_findings == 1 ? "" : "s", prof->name);
+        if (rep->status == ACS_STATUS_REJECTED || warned)
+                print_findings(mark, o, rep);
+        if (!o->quiet && rep->have_files && acs_changes_count(&rep->files) > 0)
+                SAY_PRINTED(mark, acs_changes_print_short(_f, &rep->files));
+        if (!o->quiet && rep->have_apply)
+                SAY_PRINTED(mark, acs_apply_result_print(_f, &rep->apply));
+        if (rep->apply_skipped)
+                say(mark, "changes not applied: the run did not succeed");
 }
 
 static int cmd_run(const acs_options *o)
 {
         acs_error err = { 0 };
         _cleanup_profile_ acs_profile *prof = NULL;
+        _cleanup_close_ int report_fd = -1;
+        acs_outmark mark = ACS_OUTMARK_INIT;
         acs_report rep = { 0 };
         int r, status;
 
-        if ((r = acs_profile_load(default_profile(o), &prof, &err)) < 0) {
-                print_error(&err);
-                return 125;
-        }
+        /* a profile or a --report target that is refused costs no run */
+        if (acs_profile_load(default_profile(o), &prof, &err) < 0 ||
+            (o->report && (report_fd = acs_open_output(o->report, &err)) < 0))
+                return fail_before_run(o, &err);
         acs_run_request req = {
                 .kind = o->command == ACS_CMD_EXEC ? ACS_RUN_EXEC : o->code ? ACS_RUN_CODE : ACS_RUN_FILE,
                 .profile = prof,
@@ -59,37 +172,18 @@ static int cmd_run(const acs_options *o)
                 .stdin_fd = o->json ? -1 : 0,
                 .stream = !o->json,
                 .cancel_fd = -1,
+                .mark = o->json ? NULL : &mark,
         };
         r = acs_run(&req, &rep, &err);
         status = acs_report_exit_status(&rep);
-        if (r < 0 && !o->json)
-                print_error(&err);
-        else if (!o->json && rep.status == ACS_STATUS_ERROR && rep.error)
-                fprintf(stderr, "acs-launch: %s\n", rep.error);
-        if (!o->json && rep.status == ACS_STATUS_TIMEOUT)
-                fprintf(stderr, "acs-launch: timed out after %g s\n", rep.limits.timeout_s);
-        bool warned = rep.scan.verdict == ACS_VERDICT_WARN && !o->quiet;
-        if (!o->json && warned)
-                fprintf(stderr, "acs-launch: the scan found %zu issue%s; profile %s has mode = warn, so the program ran:\n",
-                        rep.scan.n_findings, rep.scan.n_findings == 1 ? "" : "s", prof->name);
-        if (!o->json && (rep.status == ACS_STATUS_REJECTED || warned))
-                for (size_t i = 0; i < rep.scan.n_findings; i++) {
-                        const acs_finding *f = &rep.scan.findings[i];
-                        fprintf(stderr, "%s:%d:%d: %s: %s\n",
-                                o->code ? "<string>" : o->args[0], f->line, f->col, f->rule, f->message);
-                }
-        if (!o->json && !o->quiet && rep.have_files && acs_changes_count(&rep.files) > 0)
-                acs_changes_print_short(stderr, &rep.files);
-        if (!o->json && rep.have_apply)
-                acs_apply_result_print(stderr, &rep.apply);
-        if (!o->json && rep.apply_skipped)
-                fprintf(stderr, "acs-launch: changes not applied: the run did not succeed\n");
-        if (o->json || o->report) {
+        if (!o->json)
+                print_summary(&mark, o, prof, &rep, r < 0 ? &err : NULL);
+        if (o->json || report_fd >= 0) {
                 _cleanup_free_ char *json = acs_report_to_string(&rep, false);
                 if (json && o->json)
                         puts(json);
-                if (json && o->report && (r = write_report_file(o->report, json)) < 0)
-                        fprintf(stderr, "acs-launch: cannot write report %s: %s\n", o->report, strerror(-r));
+                if (json && report_fd >= 0 && (r = write_report_fd(report_fd, json)) < 0)
+                        say(o->json ? NULL : &mark, "cannot write report %s: %s", o->report, strerror(-r));
         }
         acs_report_done(&rep);
         fflush(stdout);
@@ -117,6 +211,8 @@ int main(int argc, char *argv[])
         const mode_t caller_umask = umask(022);
         if (acs_cli_parse(argc, argv, &o, &err) < 0) {
                 print_error(&err);
+                if (acs_cli_json_requested(argc, argv))
+                        print_error_report(err.msg);
                 return 125;
         }
         o.umask = caller_umask;
@@ -126,14 +222,15 @@ int main(int argc, char *argv[])
                                     o.command == ACS_CMD_DOCTOR || o.command == ACS_CMD_APPLY)) {
                 umask(caller_umask);
                 acs_exec_full(argv, &err);
-                print_error(&err);
-                return 125;
+                status = fail_before_run(&o, &err);
+                acs_options_done(&o);
+                return status;
         }
         acs_log_level = o.quiet ? 0 : 1 + o.verbose;
 
         switch (o.command) {
         case ACS_CMD_HELP:
-                acs_cli_usage(stdout);
+                acs_cli_usage(stdout, o.help_topic);
                 status = 0;
                 break;
         case ACS_CMD_VERSION:

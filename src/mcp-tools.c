@@ -225,9 +225,10 @@ static int parse_arguments(const struct tool_def *d, acs_mcp_tool tool, struct j
                 return bad_params(ret_code, msg, size, -EINVAL,
                                   "Invalid arguments for %s: \"%s\" must be a string", d->name, main_key);
         c->code_len = (size_t)json_object_get_string_len(v);
-        if (tool == ACS_TOOL_COMMAND && strlen(json_object_get_string(v)) != c->code_len)
+        /* a NUL would cut the code short: the scan and the run would see less than was sent */
+        if (strlen(json_object_get_string(v)) != c->code_len)
                 return bad_params(ret_code, msg, size, -EINVAL,
-                                  "Invalid arguments for %s: \"command\" must not contain NUL", d->name);
+                                  "Invalid arguments for %s: \"%s\" must not contain NUL (U+0000)", d->name, main_key);
         c->code = malloc(c->code_len + 1);
         if (!c->code)
                 return -ENOMEM;

@@ -205,6 +205,20 @@ const acs_profile_key acs_profile_key_table[] = {
           .def = "PYTHONHASHSEED=0 HOME=/workspace PATH=/usr/local/bin:/usr/bin:/bin",
           .doc = "VAR=VALUE assignments, separated by spaces only (a value may contain "
                  "commas but no spaces); they win over \\fBkeep\\fR." },
+        { "env", "allow_loader", ACS_KEY_ENV_NAMES, OFF(env_allow_loader), .def = "",
+          .doc = "Variables that make the dynamic loader, the C library or the interpreter load "
+                 "or run code before the scan, allowed in the environment of a scanned run: "
+                 "every \\fBLD_\\fR* variable, \\fBGCONV_PATH\\fR, \\fBLOCPATH\\fR, "
+                 "\\fBGLIBC_TUNABLES\\fR, a \\fBLANG\\fR, \\fBLANGUAGE\\fR or "
+                 "\\fBLC_\\fR* whose value holds a '/' (a locale file), and, when \\fB[python] flags\\fR lack "
+                 "\\-I and \\-E, the \\fBPYTHON\\fR* variables that change what "
+                 "start-up imports or runs (all but PYTHONHASHSEED, PYTHONUNBUFFERED, "
+                 "PYTHONUTF8 and a few more that load nothing); acs-launch(1), ENVIRONMENT, "
+                 "says why each. Such a variable from "
+                 "\\fBset\\fR, \\fBkeep\\fR or \\-\\-setenv that is not listed here "
+                 "is an error (exit status 125); a listed one is passed, and the report's "
+                 "\\fBscan.bypassable\\fR says the verdict does not cover what it runs. "
+                 "Not checked for exec or scan mode off, where nothing is scanned." },
 };
 const size_t acs_profile_n_keys = ELEMENTSOF(acs_profile_key_table);
 
@@ -289,7 +303,7 @@ const char *acs_key_expected(const acs_profile_key *k, char *buf, size_t size)
                                  k->max);
                 return buf;
         case ACS_KEY_SECONDS:
-        case ACS_KEY_CPU: return "seconds such as 5 or 0.5, 0 for none";
+        case ACS_KEY_CPU: return "seconds such as 5 or 0.5 (decimal digits, at most 1000000000), 0 for none";
         case ACS_KEY_STRING: return "text";
         case ACS_KEY_REF: return "a profile name or path";
         case ACS_KEY_PATH: return "an absolute path without '..'";
@@ -343,7 +357,7 @@ static bool has_dotdot(const char *s)
         return false;
 }
 
-static bool valid_abs_path(const char *s)
+bool acs_path_is_clean_abs(const char *s)
 {
         return s[0] == '/' && !has_dotdot(s) && strlen(s) < 4096;
 }
@@ -374,7 +388,7 @@ static const char *canonical_lock(const char *s)
 static const char *check_element(const acs_profile_key *k, const char *s)
 {
         switch (k->type) {
-        case ACS_KEY_PATHS: return valid_abs_path(s) ? s : NULL;
+        case ACS_KEY_PATHS: return acs_path_is_clean_abs(s) ? s : NULL;
         case ACS_KEY_MODULES: return valid_module(s) ? s : NULL;
         case ACS_KEY_IDENTS: return is_ident(s, strlen(s)) ? s : NULL;
         case ACS_KEY_ENV_NAMES: return is_ident(s, strlen(s)) ? s : NULL;
@@ -511,7 +525,7 @@ static int apply_scalar(const acs_profile_key *k, acs_profile *p, const char *va
         case ACS_KEY_CPU:
                 if (strcmp(value, "none") == 0 || strcmp(value, "unlimited") == 0)
                         d = 0;
-                else if (acs_parse_seconds(value, &d) < 0 || d > 1e9)
+                else if (acs_parse_seconds(value, &d) < 0)
                         return -EINVAL;
                 if (k->type == ACS_KEY_SECONDS)
                         *(double *)field = d;
@@ -522,7 +536,7 @@ static int apply_scalar(const acs_profile_key *k, acs_profile *p, const char *va
         case ACS_KEY_HOSTNAME:
         case ACS_KEY_REF:
         case ACS_KEY_STRING: {
-                if (k->type == ACS_KEY_PATH && !valid_abs_path(value))
+                if (k->type == ACS_KEY_PATH && !acs_path_is_clean_abs(value))
                         return -EINVAL;
                 if (k->type == ACS_KEY_HOSTNAME && !valid_hostname(value))
                         return -EINVAL;

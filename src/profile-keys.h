@@ -81,5 +81,8 @@ int acs_profile_new_defaults(acs_profile **ret);
 /* The roff KEYS part of acs-launch.profile(5), generated from the table. */
 void acs_profile_write_man_keys(FILE *out);
 
+/* An absolute path without '..' components (and shorter than PATH_MAX). */
+bool acs_path_is_clean_abs(const char *s);
+
 /* Optimal-string-alignment edit distance, for "did you mean" suggestions. */
 size_t acs_edit_distance(const char *a, const char *b);

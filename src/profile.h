@@ -64,6 +64,7 @@ typedef struct acs_profile {
         /* [env] */
         char **env_keep;
         char **env_set;    /* "VAR=VALUE" */
+        char **env_allow_loader; /* variables allowed to run code before the scan (loader-env.h) */
 } acs_profile;
 
 void acs_profile_free(acs_profile *p);

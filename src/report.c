@@ -267,7 +267,15 @@ struct json_object *acs_report_to_json(const acs_report *r)
         add(o, "exit_code", json_object_new_int(r->exit_code));
         add(o, "signal", r->signal > 0 ? json_object_new_int(r->signal) : NULL);
         add(o, "profile", jstr(r->profile));
-        add(o, "scan", acs_scan_result_to_json(&r->scan));
+        struct json_object *scan = acs_scan_result_to_json(&r->scan);
+        if (scan && r->scan_bypass && r->scan_bypass[0]) {
+                struct json_object *names = json_object_new_array();
+                for (char **v = r->scan_bypass; *v; v++)
+                        json_object_array_add(names, jstr(*v));
+                add(scan, "bypassable", json_object_new_boolean(true));
+                add(scan, "bypass_env", names);
+        }
+        add(o, "scan", scan);
         add(o, "stdout", stream_to_json(&r->out));
         add(o, "stderr", stream_to_json(&r->err));
         add(o, "files", r->have_files ? acs_changes_to_json(&r->files) : NULL);
@@ -310,6 +318,12 @@ char *acs_report_to_string(const acs_report *r, bool pretty)
         return copy;
 }
 
+char *acs_report_error_string(const char *msg, int exit_code)
+{
+        acs_report r = { .status = ACS_STATUS_ERROR, .exit_code = exit_code, .error = (char *)msg };
+        return acs_report_to_string(&r, false);
+}
+
 void acs_scan_result_done(acs_scan_result *s)
 {
         if (!s)
@@ -336,6 +350,7 @@ void acs_report_done(acs_report *r)
                 acs_apply_result_free(&r->apply);
         free(r->error);
         free(r->confinement.cgroup);
+        acs_strv_free(r->scan_bypass);
         *r = (acs_report){};
 }
 

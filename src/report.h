@@ -82,6 +82,7 @@ typedef struct acs_report {
         long max_rss_kb;
         double scan_ms, setup_ms, run_ms, diff_ms;
         char *error;         /* status == error: the launcher's message */
+        char **scan_bypass;  /* variables allowed by [env] allow_loader that run code before the scan */
 } acs_report;
 
 void acs_report_done(acs_report *r); /* frees members, not r */
@@ -92,6 +93,8 @@ struct json_object *acs_report_to_json(const acs_report *r);
 struct json_object *acs_scan_result_to_json(const acs_scan_result *s);
 /* Serialised JSON (one line unless pretty). Caller frees. */
 char *acs_report_to_string(const acs_report *r, bool pretty);
+/* The one report of a command that failed before it could run (usage, profile): status error. */
+char *acs_report_error_string(const char *msg, int exit_code);
 /* "pass" | "reject" | "warn" | "skipped" */
 const char *acs_verdict_to_string(acs_verdict v);
 /*

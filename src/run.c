@@ -17,6 +17,8 @@
 #include "apply-policy.h"
 #include "cgroup.h"
 #include "diff.h"
+#include "loader-env.h"
+#include "profile-keys.h"
 #include "run.h"
 #include "scan-policy.h"
 #include "scan.h"
@@ -43,6 +45,7 @@ typedef struct plan {
         const char *script;   /* /run/acs/NAME in argv (borrowed), or NULL */
         double timeout;
         uint64_t max_tokens;
+        char **bypass;        /* [env] allow_loader variables in envp of a scanned run */
 } plan;
 
 static void plan_done(plan *p)
@@ -50,6 +53,7 @@ static void plan_done(plan *p)
         acs_strv_free(p->argv);
         acs_strv_free(p->envp);
         acs_strv_free(p->tmpfs);
+        acs_strv_free(p->bypass);
         for (size_t i = 0; i < p->n_binds; i++) {
                 free(p->binds[i].src);
                 free(p->binds[i].dest);
@@ -64,8 +68,9 @@ static int add_bind(plan *p, const char *src, const char *dest, bool ro, bool op
                     acs_error *err)
 {
         struct stat st;
-        if (dest[0] != '/')
-                return acs_error_set(err, -EINVAL, "usage", "bind destination '%s' must be absolute", dest);
+        if (!acs_path_is_clean_abs(dest))
+                return acs_error_set(err, -EINVAL, "usage", "bind destination '%s' must be an absolute path without '..'",
+                                     dest);
         /* checked here for a clear message; opened inside the sandbox's namespace */
         if (stat(src, &st) < 0) {
                 if (optional && errno == ENOENT)
@@ -135,7 +140,9 @@ static int build_env(plan *p, const acs_profile *prof, const acs_options *o)
 
 static int read_source(const char *path, uint64_t max, plan *p, acs_error *err)
 {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        /* O_NONBLOCK: a FIFO given as the script must be an error, not a hang
+         * in open() waiting for a writer (the fstat below refuses it) */
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
         if (fd < 0 && errno == ENOENT && !strchr(path, '/') && acs_cli_is_subcommand(path))
                 /* `acs-launch -v exec ...`: the options came first */
                 return acs_error_set(err, -ENOENT, "usage",
@@ -148,6 +155,8 @@ static int read_source(const char *path, uint64_t max, plan *p, acs_error *err)
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
                 return acs_error_set(err, -EINVAL, "input", "'%s' is not a regular file", path);
         p->file_size = (uint64_t)st.st_size;
+        if (fcntl(fd, F_SETFL, 0) < 0)
+                return acs_error_errno(err, -errno, "input", "reading '%s'", path);
         if (max && (uint64_t)st.st_size > max)
                 return acs_error_set(err, -EFBIG, "input", "'%s' is %lld bytes, over max_source %llu",
                                      path, (long long)st.st_size, (unsigned long long)max);
@@ -198,6 +207,69 @@ static int check_locked(const acs_profile *prof, const char *key, bool loosens, 
         if (loosens && acs_profile_is_locked(prof, key))
                 return acs_error_set(err, -EPERM, "profile", "profile '%s' locks %s: the command line may not loosen it",
                                      prof->name, key);
+        return 0;
+}
+
+/* Where a variable of the sandbox's environment came from, for messages. */
+static const char *env_source(const acs_profile *prof, const acs_options *o, const char *kv, size_t n)
+{
+        char *const *lists[] = { o ? o->setenv : NULL, prof->env_set };
+        const char *names[] = { "--setenv", "[env] set" };
+        for (size_t l = 0; l < ELEMENTSOF(lists); l++)
+                for (char *const *e = lists[l]; e && *e; e++)
+                        if (strncmp(*e, kv, n + 1) == 0)
+                                return names[l];
+        return "[env] keep";
+}
+
+/*
+ * Nothing runs before the scan (issue 18 item 6): a variable that makes the
+ * loader or the interpreter load or run code (loader-env.h) enters a scanned
+ * run only when the profile's [env] allow_loader names it, and the report
+ * then says that the verdict does not cover everything that ran.
+ */
+static int check_loader_env(plan *p, const acs_profile *prof, const acs_options *o, acs_error *err)
+{
+        bool python_env = !acs_python_flags_ignore_env(prof->python_flags);
+        for (char **e = p->envp; e && *e; e++) {
+                if (!acs_env_runs_code(*e, python_env))
+                        continue;
+                size_t n = strcspn(*e, "=");
+                _cleanup_free_ char *name = strndup(*e, n);
+                if (!name)
+                        return -ENOMEM;
+                if (!acs_strv_contains(prof->env_allow_loader, name))
+                        return acs_error_set(err, -EPERM, "env",
+                                             "%s %s: this variable makes the loader or the interpreter load or run "
+                                             "code before the scan, which would not see it; profile '%s' passes it "
+                                             "only when its [env] allow_loader names %s",
+                                             env_source(prof, o, *e, n), name, prof->name ? prof->name : "?", name);
+                if (acs_strv_push(&p->bypass, name) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/*
+ * Said here, with the path, rather than as an error from inside the sandbox:
+ * an ordinary launcher's sandbox reads the workspace as the launcher's uid; a
+ * root launcher's as its owner when that is an ordinary user (sandbox.c; a
+ * root-owned one is reached through an idmapped mount, which needs no check).
+ */
+static int check_workspace(const char *path, acs_error *err)
+{
+        struct stat st;
+        if (stat(path, &st) < 0)
+                return acs_error_errno(err, -errno, "workspace", "cannot use '%s' as the workspace", path);
+        if (!S_ISDIR(st.st_mode))
+                return acs_error_set(err, -ENOTDIR, "workspace", "workspace '%s' is not a directory", path);
+        bool root = geteuid() == 0;
+        bool ok = !root ? faccessat(AT_FDCWD, path, R_OK | X_OK, AT_EACCESS) == 0
+                : st.st_uid == 0 || st.st_gid == 0 || (st.st_mode & (S_IRUSR | S_IXUSR)) == (S_IRUSR | S_IXUSR);
+        if (!ok)
+                return acs_error_set(err, -EACCES, "workspace",
+                                     "cannot use '%s' as the workspace: %s cannot read and search it (mode %04o)", path,
+                                     root ? "its owner, whom the sandbox runs as," : "you", (unsigned)(st.st_mode & 07777));
         return 0;
 }
 
@@ -276,14 +348,13 @@ static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p
                 if ((r = add_bind(p, *sk, *sk, false, false, true, err)) < 0)
                         return r;
         if (o && o->workspace) {
-                struct stat st;
-                if (stat(o->workspace, &st) < 0)
-                        return acs_error_errno(err, -errno, "workspace", "cannot use '%s' as the workspace", o->workspace);
-                if (!S_ISDIR(st.st_mode))
-                        return acs_error_set(err, -ENOTDIR, "workspace", "workspace '%s' is not a directory", o->workspace);
+                if ((r = check_workspace(o->workspace, err)) < 0)
+                        return r;
                 c->workspace = o->workspace;
         }
         if ((r = build_env(p, prof, o)) < 0)
+                return r;
+        if (scan_fds[0] >= 0 && (r = check_loader_env(p, prof, o, err)) < 0)
                 return r;
 
         /* argv: interpreter flags... (/run/acs/NAME | -c CODE | COMMAND) ARGS...,
@@ -354,6 +425,7 @@ static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p
         c->scan_fd = scan_fds[0];
         c->scan_module_fd = scan_fds[1];
         c->verbose = o && o->verbose > 0;
+        c->trace_fd = -1;
         return 0;
 }
 
@@ -451,6 +523,13 @@ static void classify(acs_report *rep, const acs_supervise_out *so)
         }
 }
 
+/* Do fds a and b write to the same file or terminal? */
+static bool same_file(int a, int b)
+{
+        struct stat sa, sb;
+        return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 static int open_pipe(int fds[2], acs_error *err)
 {
         if (pipe2(fds, O_CLOEXEC) < 0)
@@ -524,11 +603,39 @@ static void close_pair(int fds[2])
 }
 
 /*
+ * --apply that left changes unwritten (a conflict, an unsafe path, a failed
+ * write; protected entries and special files are skipped by design) ends the
+ * run with status error and exit status 125: the user asked for something
+ * acs-launch could not do. The program's own status stays in the message.
+ */
+static void apply_outcome(acs_report *rep)
+{
+        const acs_apply_result *a = &rep->apply;
+        if (!a->n_conflicts && !a->n_unsafe && !a->n_failed)
+                return;
+        char how[64], *msg = NULL;
+        if (rep->status == ACS_STATUS_EXITED)
+                snprintf(how, sizeof how, "exited with status %d", rep->exit_code);
+        else
+                snprintf(how, sizeof how, "ended with status %s (exit status %d)", acs_status_to_string(rep->status),
+                         rep->exit_code);
+        if (asprintf(&msg, "the program %s, but --apply left changes unwritten: %zu conflict%s, %zu unsafe path%s, "
+                     "%zu failed (the apply list in the report says which)", how, a->n_conflicts,
+                     a->n_conflicts == 1 ? "" : "s", a->n_unsafe, a->n_unsafe == 1 ? "" : "s", a->n_failed) < 0)
+                msg = NULL;
+        free(rep->error);
+        rep->error = msg;
+        rep->status = ACS_STATUS_ERROR;
+        rep->exit_code = 125;
+}
+
+/*
  * After the program ended and before the layers go away: classify the upper
- * layer, then the patch, keep and apply the user asked for.
+ * layer, then the patch, keep and apply the user asked for. patch_fd: the
+ * --patch FILE opened before the run, or -1.
  */
 static int finish_workspace(const acs_run_request *req, acs_sandbox *sb, const struct timespec *start,
-                            acs_report *rep, acs_error *err)
+                            int patch_fd, acs_report *rep, acs_error *err)
 {
         const acs_profile *prof = req->profile;
         const acs_options *o = req->opts;
@@ -557,14 +664,11 @@ static int finish_workspace(const acs_run_request *req, acs_sandbox *sb, const s
         acs_changes_mark_run_conflicts(&rep->files, sb->lower_fd);
 
         if (o && o->patch) {
-                bool out = strcmp(o->patch, "-") == 0;
-                FILE *f = out ? stdout : fopen(o->patch, "we");
-                if (!f)
-                        return acs_error_errno(err, -errno, "patch", "cannot write '%s'", o->patch);
-                if (rep->files.patch)
-                        fwrite(rep->files.patch, 1, rep->files.patch_len, f);
-                if ((out ? fflush(f) : fclose(f)) != 0)
+                int fd = patch_fd >= 0 ? patch_fd : STDOUT_FILENO;
+                if (fd == STDOUT_FILENO && fflush(stdout) != 0)
                         return acs_error_errno(err, -errno, "patch", "writing '%s'", o->patch);
+                if (rep->files.patch && (r = acs_write_all(fd, rep->files.patch, rep->files.patch_len)) < 0)
+                        return acs_error_errno(err, r, "patch", "writing '%s'", o->patch);
         }
         if (o && o->keep && (r = acs_keep_layer(sb->upper_fd, &rep->files, o->keep, err)) < 0)
                 return r;
@@ -581,6 +685,7 @@ static int finish_workspace(const acs_run_request *req, acs_sandbox *sb, const s
                         if ((r = acs_apply_changes(sb->upper_fd, ws, &rep->files, &ao, &rep->apply, err)) < 0)
                                 return r;
                         rep->have_apply = true;
+                        apply_outcome(rep);
                 }
         }
         rep->diff_ms = acs_now_ms() - t;
@@ -595,7 +700,7 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         acs_supervise_out so = { 0 };
         acs_cgroup cg = ACS_CGROUP_NULL;
         int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, scanp[2] = { -1, -1 };
-        int sigfd = -1, modfd = -1, r;
+        int sigfd = -1, modfd = -1, trace_fd = -1, patch_fd = -1, r;
         acs_shield *shield = NULL;
         sigset_t mask, old;
         struct timespec run_start = { 0 };
@@ -619,6 +724,11 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                         r = 0; /* refused like any other finding, before a sandbox exists */
                 goto out;
         }
+        rep->scan_bypass = TAKE_PTR(p.bypass);
+        /* opened before the run: a refused target costs no run */
+        if (req->opts && req->opts->patch && strcmp(req->opts->patch, "-") != 0 &&
+            (r = patch_fd = acs_open_output(req->opts->patch, err)) < 0)
+                goto out;
         if (scan && (r = send_scan_policy(scanp[0], prof, &p, err)) < 0)
                 goto out;
         fill_limits(rep, &p);
@@ -627,6 +737,10 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                 r = acs_error_set(err, -ENOMEM, "io", "out of memory");
                 goto out;
         }
+        /* -v: the sandbox's setup traces go to our own stderr, never to the
+         * program's stderr pipe that its stdio becomes (and the report holds) */
+        if (p.cfg.verbose)
+                p.cfg.trace_fd = trace_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
         if ((r = open_pipe(outp, err)) < 0 || (r = open_pipe(errp, err)) < 0)
                 goto out;
         p.cfg.stdin_fd = req->stdin_fd;
@@ -677,7 +791,8 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                                 .cpu_limit_us = (int64_t)p.cfg.rl_cpu * 1000000,
                                 .cgroup_fd = sb.in_cgroup ? cg.dir_fd : -1,
                                 .stream = req->stream, .shield = shield, .t_spawn = t_spawn,
-                                .trace_t0 = p.cfg.verbose ? t0 : 0 };
+                                .trace_t0 = p.cfg.verbose ? t0 : 0,
+                                .mark = { same_file(STDOUT_FILENO, STDERR_FILENO) ? req->mark : NULL, req->mark } };
         r = acs_supervise(&si, &so, err);
         if (r < 0) {
                 acs_sandbox_kill(&sb);
@@ -722,7 +837,7 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                 rep->exit_code = 125;
         }
         acs_shield_finish(shield, &rep->out, &rep->err);
-        if ((r = finish_workspace(req, &sb, &run_start, rep, err)) < 0)
+        if ((r = finish_workspace(req, &sb, &run_start, patch_fd, rep, err)) < 0)
                 goto restore;
         if (p.cfg.verbose)
                 fprintf(stderr, "acs-launch: %8.3f ms  output clipped, workspace diffed (%.3f ms)\n",
@@ -737,7 +852,7 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                         size_t len = 0;
                         _cleanup_free_ char *ep = acs_shield_epilogue(shield, s, &len);
                         if (ep && len)
-                                (void)!write(s == ACS_STDOUT ? 1 : 2, ep, len);
+                                acs_pass_through(si.mark[s], s == ACS_STDOUT ? 1 : 2, ep, len);
                 }
         if (so.launcher_signal)
                 rep->signal = so.launcher_signal;
@@ -746,6 +861,7 @@ restore:
         sigprocmask(SIG_SETMASK, &old, NULL);
         /* a terminating signal that arrived now still counts (the caller re-raises it) */
 out:
+        acs_pass_flush(req->mark, STDERR_FILENO); /* a partial line the mark still held */
         rep->wall_ms = acs_now_ms() - t0;
         if (r < 0) {
                 rep->status = ACS_STATUS_ERROR;
@@ -763,6 +879,8 @@ out:
         close_pair(scanp);
         closep(&modfd);
         closep(&sigfd);
+        closep(&trace_fd);
+        closep(&patch_fd);
         plan_done(&p);
         return r;
 }

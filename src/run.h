@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cli.h"
+#include "outmark.h"
 #include "profile.h"
 #include "report.h"
 
@@ -18,6 +19,10 @@ typedef struct acs_run_request {
         int stdin_fd;               /* -1: /dev/null */
         bool stream;                /* pass output through live (CLI without --json) */
         int cancel_fd;              /* -1, or readable/hup => kill the sandbox (MCP) */
+        /* stream: the caller's state of its stderr, through which the program's
+         * lines that could pass for ours are marked (outmark.h); also used for
+         * stdout when that is the same file. NULL: passed unmarked. */
+        acs_outmark *mark;
 } acs_run_request;
 
 /*

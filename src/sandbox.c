@@ -144,12 +144,12 @@ int acs_sandbox_read_msg(acs_sandbox *sb, int *ret_status, int64_t *ret_cpu_us, 
 
 void acs_trace(const acs_sandbox_cfg *cfg, const char *step)
 {
-        if (!cfg->verbose)
+        if (!cfg->verbose || cfg->trace_fd < 0)
                 return;
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         double now = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-        dprintf(2, "acs-launch: %8.3f ms  %s\n", now - cfg->t0_ms, step);
+        dprintf(cfg->trace_fd, "acs-launch: %8.3f ms  %s\n", now - cfg->t0_ms, step);
 }
 
 typedef struct child_ctx {
@@ -280,10 +280,11 @@ static _noreturn_ void program_main(child_ctx *c)
         }
         if (c->landlock_fd >= 0 && (r = acs_landlock_restrict(c->landlock_fd, err)) < 0)
                 goto fail;
-        /* keep 0,1,2, the sync socket (CLOEXEC: reports exec failure) and the scan fds */
-        int keep[] = { c->sync_fd, cfg->scan_fd, cfg->scan_module_fd };
+        /* keep 0,1,2, the sync socket (CLOEXEC: reports exec failure), the -v
+         * trace fd (CLOEXEC: our stderr, never the program's) and the scan fds */
+        int keep[] = { c->sync_fd, cfg->trace_fd, cfg->scan_fd, cfg->scan_module_fd };
         close_all_except(3, keep, sizeof keep / sizeof *keep);
-        for (size_t i = 1; i < sizeof keep / sizeof *keep; i++)
+        for (size_t i = 2; i < sizeof keep / sizeof *keep; i++)
                 if (keep[i] >= 0 && fcntl(keep[i], F_SETFD, 0) < 0) {
                         acs_error_errno(err, -errno, "io", "scan fd");
                         goto fail;

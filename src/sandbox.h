@@ -54,6 +54,7 @@ typedef struct acs_sandbox_cfg {
         bool mem_cgroup;        /* that cgroup's memory.max bounds the run (shm, memfd included) */
         bool verbose;
         double t0_ms;           /* CLOCK_MONOTONIC ms when the run started (-v) */
+        int trace_fd;           /* -v: a CLOEXEC dup (> 2) of the launcher's stderr, or -1 */
 } acs_sandbox_cfg;
 
 /*
@@ -97,7 +98,8 @@ int acs_caps_raise_all(acs_error *err);
  * stays untouched. Returns the tree fd, or a negative errno (the caller falls
  * back to a plain read-only bind). */
 int acs_idmapped_tree(const char *path, uid_t uid, gid_t gid);
-/* -v: one line per setup step with the time since the launcher started the clone */
+/* -v: one line per setup step with the time since the launcher started the clone,
+ * to cfg->trace_fd: never to fd 2, which is the program's stderr after dup2 */
 void acs_trace(const acs_sandbox_cfg *cfg, const char *step);
 /* mounts.c: the root from nothing; returns fds on the overlay's upper and lower dirs */
 /* Sources are opened first (before any identity change or overmount): src_fds[i] for

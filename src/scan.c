@@ -300,6 +300,12 @@ int acs_cmd_check(const acs_options *o)
             acs_scan_bounded(p, src, len, shown, false, &res, &err) < 0) {
                 _cleanup_free_ char *msg = acs_scan_clean_text(err.msg, sizeof err.msg);
                 fprintf(stderr, "acs-launch: check: %s\n", msg ? msg : "out of memory");
+                if (o->json) { /* still one JSON object on stdout */
+                        _cleanup_free_ char *json = acs_report_error_string(msg ? msg : "out of memory",
+                                                                             err.exit_status ? err.exit_status : 125);
+                        if (json)
+                                puts(json);
+                }
                 return err.exit_status ? err.exit_status : 125;
         }
         if (o->json) {

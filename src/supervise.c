@@ -40,6 +40,25 @@ static void write_all(int fd, const char *buf, size_t len)
         }
 }
 
+static void emit_fd(void *ud, const char *buf, size_t len)
+{
+        write_all(*(const int *)ud, buf, len);
+}
+
+void acs_pass_through(acs_outmark *mark, int fd, const char *buf, size_t len)
+{
+        if (mark)
+                acs_outmark_feed(mark, buf, len, emit_fd, &fd);
+        else
+                write_all(fd, buf, len);
+}
+
+void acs_pass_flush(acs_outmark *mark, int fd)
+{
+        if (mark)
+                acs_outmark_flush(mark, emit_fd, &fd);
+}
+
 /* Drain what is readable now; returns false at EOF. */
 static bool pump(int fd, int stream, const acs_supervise_in *in)
 {
@@ -54,7 +73,7 @@ static bool pump(int fd, int stream, const acs_supervise_in *in)
                         return false;
                 size_t live = acs_shield_feed(in->shield, stream, buf, (size_t)n);
                 if (in->stream && live > 0)
-                        write_all(stream == ACS_STDOUT ? 1 : 2, buf, live);
+                        acs_pass_through(in->mark[stream], stream == ACS_STDOUT ? 1 : 2, buf, live);
         }
         return true;
 }

@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 
 #include "clip.h"
+#include "outmark.h"
 #include "sandbox.h"
 
 typedef struct acs_supervise_in {
@@ -20,7 +21,13 @@ typedef struct acs_supervise_in {
         acs_shield *shield;
         double t_spawn;     /* acs_now_ms() when the clone began (setup_ms counts from it) */
         double trace_t0;    /* -v: trace the end of the run relative to this; 0 = quiet */
+        acs_outmark *mark[2]; /* stream: marks lines that could pass for ours (may be one for both), or NULL */
 } acs_supervise_in;
+
+/* Write the program's live output to fd (1 or 2), through mark when not NULL. */
+void acs_pass_through(acs_outmark *mark, int fd, const char *buf, size_t len);
+/* At the end of the output: write what mark still holds to fd. */
+void acs_pass_flush(acs_outmark *mark, int fd);
 
 typedef struct acs_supervise_out {
         bool have_status;   /* the program's wait status arrived from init */

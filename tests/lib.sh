@@ -82,3 +82,12 @@ tap_plan() {
         echo "1..$_tap_n"
         [ "$_tap_failed" -eq 0 ]
 }
+
+# schema_valid FILE: FILE holds exactly one JSON report that validates against
+# doc/report.schema.json (python3-jsonschema); the reason is in $TMP/.schema.err
+schema_valid() {
+        /usr/bin/python3 -I -c 'import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.validators.validator_for(schema)(schema).validate(json.load(open(sys.argv[2])))' \
+                "$ACS_SRCDIR/doc/report.schema.json" "$1" >"$TMP/.schema.err" 2>&1
+}

@@ -71,6 +71,77 @@ is "$RC" 125 "usage error -> 125"
 is "$?" 125 "options before a subcommand -> 125"
 contains "$(cat "$TMP/.err")" "acs-launch exec [OPTIONS]" "and the message says where the options go"
 
+# bad input (issue 12 item 9): a clear error naming what is wrong, exit 125,
+# nothing runs, and with --json still exactly one report, status error, that
+# validates against the schema
+bad_input() { # DESC WANT-IN-MESSAGE [SUBCOMMAND] ARGS...
+        _d=$1 _w=$2
+        shift 2
+        case $1 in exec | check) _sub=$1; shift ;; *) _sub= ;; esac
+        run_acs $_sub "$@"
+        if [ "$RC" = 125 ] && [ -z "$OUT" ]; then ok "$_d: exit 125, nothing ran"; else
+                fail "$_d: exit 125, nothing ran"
+                diag "rc $RC, stdout '$OUT', stderr '$ERR'"
+        fi
+        contains "$ERR" "$_w" "$_d: the message says what is wrong"
+        run_acs $_sub --json "$@"
+        is "$RC" 125 "$_d, --json: exit 125"
+        printf '%s\n' "$OUT" >"$TMP/bad.json"
+        if schema_valid "$TMP/bad.json"; then ok "$_d, --json: one report, valid against the schema"; else
+                fail "$_d, --json: one report, valid against the schema"
+                diag "$(cat "$TMP/.schema.err" | tail -n 3) -- stdout: $OUT"
+        fi
+        is "$(printf '%s' "$OUT" | json_get .status 2>/dev/null)" error "$_d, --json: status error"
+        contains "$(printf '%s' "$OUT" | json_get .error 2>/dev/null)" "$_w" "$_d, --json: the report's error says it"
+}
+RAN='print("ran-bad-input")'
+bad_input "--memory 1" "at least 16M" $P --memory 1 -c "$RAN"
+bad_input "--memory 15M" "at least 16M" $P --memory 15M -c "$RAN"
+bad_input "--max-tokens 0" "from 1 to 4194304" $P --max-tokens 0 -c "$RAN"
+bad_input "--max-tokens 99999999999" "from 1 to 4194304" $P --max-tokens 99999999999 -c "$RAN"
+bad_input "--timeout 0x10" "decimal digits" $P --timeout 0x10 -c "$RAN"
+bad_input "--timeout 1e300" "at most 1000000000" $P --timeout 1e300 -c "$RAN"
+bad_input "--tmpfs relative" "absolute path without '..'" $P --tmpfs relative -c "$RAN"
+bad_input "--bind to a relative destination" "--bind: the destination 'x'" $P --bind "$TMP" x -c "$RAN"
+bad_input "a mistyped option" "did you mean '--timeout'?" $P --timout 3 -c "$RAN"
+bad_input "an unknown profile" "profile 'no-such-profile' not found" --profile no-such-profile -c "$RAN"
+bad_input "a bad profile" "bad.ini:3" --profile "$TMP/bad.ini" -c "$RAN"
+bad_input "a locked profile loosened" "locks timeout" --profile "$TMP/locked.ini" --timeout 9 -c "$RAN"
+bad_input "exec --memory 1" "at least 16M" exec --memory 1 -- /bin/echo ran-bad-input
+# (run by root, the sandbox runs as the workspace's owner: an ordinary user's)
+mkdir "$TMP/noread" && chmod 000 "$TMP/noread"
+[ "$(id -u)" -eq 0 ] && chown 65534:65534 "$TMP/noread"
+bad_input "an unreadable workspace" "cannot use '$TMP/noread' as the workspace" $P -w "$TMP/noread" -c "$RAN"
+run_acs $P -w "$TMP/noread" -c "$RAN"
+contains "$ERR" "mode 0000" "an unreadable workspace: the message gives its mode"
+chmod 755 "$TMP/noread"
+printf 'x = 1\n' >"$TMP/ok.py"
+run_acs check --json --profile no-such-profile "$TMP/ok.py"
+is "$RC" 125 "check --json with an unknown profile: 125"
+printf '%s\n' "$OUT" >"$TMP/bad.json"
+if schema_valid "$TMP/bad.json"; then ok "check --json with an unknown profile: one valid error report"; else
+        fail "check --json with an unknown profile: one valid error report"
+        diag "$(tail -n 3 "$TMP/.schema.err") -- stdout: $OUT"
+fi
+
+# values on their limits are accepted
+run_acs $P --memory 16M --max-tokens 4194304 --timeout 0.5 --tmpfs /scratch -c 'import os; print(os.path.isdir("/scratch"))'
+is "$OUT" "True" "--memory 16M, --max-tokens 4194304, --timeout 0.5, --tmpfs /scratch are accepted"
+
+# every subcommand has its own --help, on stdout, exit 0
+for sub in run exec check mcp apply profiles doctor bench; do
+        run_acs $sub --help
+        case $OUT in
+        "Usage: acs-launch $sub"* | "Usage: acs-launch [$sub] "*) ok "$sub --help prints its own usage" ;;
+        *) fail "$sub --help prints its own usage"; diag "rc $RC: $(printf %s "$OUT" | head -n 2)" ;;
+        esac
+        is "$RC" 0 "$sub --help exits 0"
+done
+run_acs help exec
+contains "$OUT" "Usage: acs-launch exec" "help SUBCOMMAND prints its usage"
+run_acs --help
+contains "$OUT" "acs-launch SUBCOMMAND --help" "the overview points at the subcommands' help"
+
 # environment: nothing of the launcher's leaks in
 ACS_CANARY=canary-$$ run_acs $P -c 'import os; print(sorted(os.environ))'
 contains "$OUT" "PATH" "the sandbox environment is printed"
@@ -94,6 +165,43 @@ os.mkdir("d")
 is "$OUT" "original" "workspace lower layer is visible at /workspace"
 is "$(cat "$TMP/ws/keep.txt")" "original" "writes to /workspace never reach the host (modify)"
 if [ ! -e "$TMP/ws/new.txt" ] && [ ! -e "$TMP/ws/d" ]; then ok "writes to /workspace never reach the host (create)"; else fail "host workspace gained files"; fi
+
+# --apply (issue 12 item 9): a clean apply exits with the program's status and
+# -q keeps the summary quiet; an apply that leaves changes unwritten (here a
+# conflict: the host file changed during the run) exits 125, with the report
+# saying status error and why, coherent with the exit status
+mkdir "$TMP/aws" && echo v1 >"$TMP/aws/shared.txt" && chmod -R a+rwX "$TMP/aws"
+run_acs $P -q -w "$TMP/aws" --apply -c 'open("new.txt", "w").write("new\n")'
+is "$RC" 0 "--apply that wrote everything: exit 0"
+is "$ERR" "" "--apply -q: nothing on stderr"
+is "$(cat "$TMP/aws/new.txt")" "new" "--apply wrote the new file"
+run_acs $P -w "$TMP/aws" --apply -c 'open("new2.txt", "w").write("new\n")'
+contains "$ERR" "acs-launch: applied 1" "--apply without -q: the apply summary, as lines of ours"
+: >"$TMP/conflict.out"
+"$ACS" $P -q -w "$TMP/aws" --apply --report "$TMP/conflict.json" -c "
+import time
+print('START', flush=True)
+time.sleep(1.5)
+open('/workspace/shared.txt', 'w').write('sandbox')
+" >"$TMP/conflict.out" 2>"$TMP/conflict.err" </dev/null &
+bg=$!
+i=0
+while ! grep -q START "$TMP/conflict.out" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+echo host-change >"$TMP/aws/shared.txt.tmp" && mv "$TMP/aws/shared.txt.tmp" "$TMP/aws/shared.txt"
+chmod a+rw "$TMP/aws/shared.txt"
+wait "$bg"
+is "$?" 125 "--apply with a conflict: exit 125"
+is "$(cat "$TMP/aws/shared.txt")" host-change "--apply with a conflict: the host's version stays"
+is "$(json_get .status <"$TMP/conflict.json")/$(json_get .exit_code <"$TMP/conflict.json")" "error/125" \
+        "--apply with a conflict: the report says status error, exit_code 125"
+contains "$(json_get .error <"$TMP/conflict.json")" "1 conflict" "--apply with a conflict: the report's error says why"
+if schema_valid "$TMP/conflict.json"; then ok "--apply with a conflict: the report is valid"; else
+        fail "--apply with a conflict: the report is valid"
+        diag "$(tail -n 3 "$TMP/.schema.err")"
+fi
+contains "$(cat "$TMP/conflict.err")" "acs-launch: the program exited with status 0, but --apply left changes unwritten" \
+        "--apply with a conflict, -q: the error is still said"
+lacks "$(cat "$TMP/conflict.err")" "conflict: M" "--apply with a conflict, -q: no apply list"
 
 # run by root with a root-owned workspace: its files are the sandbox's to change
 # inside (idmapped lower layer), and the host tree is still never written

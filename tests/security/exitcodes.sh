@@ -24,6 +24,15 @@ is "$RC" 139 "SIGSEGV to itself -> 139"
 # clean exit either.
 pyrun "import sys; sys.exit(0)"
 is "$RC" 0 "sys.exit(0) -> 0"
+# ... and they are the program's to use: acs-launch(1) says so, and only the
+# report's status tells them apart from a timeout, an acs-launch error, a
+# refusal or "not found"
+for n in 124 125 126 127; do
+        run_acs --json -c "raise SystemExit($n)"
+        is "$RC" "$n" "raise SystemExit($n) -> $n (scanned run)"
+        is "$(printf '%s' "$OUT" | json_get .status)/$(printf '%s' "$OUT" | json_get .exit_code)" "exited/$n" \
+                "  the report says the program exited $n itself"
+done
 
 # Missing interpreter, missing command: 127
 cat >"$TMP/nointerp.ini" <<EOF

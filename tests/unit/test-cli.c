@@ -31,13 +31,13 @@ static const struct {
         { A("check", "-"), 1, ACS_CMD_CHECK, NULL },
         { A("check", "a", "b"), 0, ACS_CMD_CHECK, "one FILE" },
         { A("mcp", "--max-concurrency", "4"), 1, ACS_CMD_MCP, NULL },
-        { A("mcp", "--max-concurrency", "0"), 0, ACS_CMD_MCP, "invalid value" },
+        { A("mcp", "--max-concurrency", "0"), 0, ACS_CMD_MCP, "from 1 to 1024, got '0'" },
         { A("--bogus", "x.py"), 0, ACS_CMD_RUN, "unknown option '--bogus'" },
         { A("--timeout"), 0, ACS_CMD_RUN, "needs a value" },
-        { A("--timeout", "abc", "x.py"), 0, ACS_CMD_RUN, "invalid value 'abc'" },
-        { A("--timeout", "-1", "x.py"), 0, ACS_CMD_RUN, "invalid value" },
-        { A("--memory", "12Q", "x.py"), 0, ACS_CMD_RUN, "invalid value" },
-        { A("--net", "wifi", "x.py"), 0, ACS_CMD_RUN, "expected 'none' or 'loopback'" },
+        { A("--timeout", "abc", "x.py"), 0, ACS_CMD_RUN, "--timeout: expected seconds such as 5 or 0.5 (decimal digits, at most 1000000000), 0 for none, got 'abc'" },
+        { A("--timeout", "-1", "x.py"), 0, ACS_CMD_RUN, "got '-1'" },
+        { A("--memory", "12Q", "x.py"), 0, ACS_CMD_RUN, "got '12Q'" },
+        { A("--net", "wifi", "x.py"), 0, ACS_CMD_RUN, "expected one of none | loopback, got 'wifi'" },
         { A("--ro-bind", "/a"), 0, ACS_CMD_RUN, "two values" },
         { A("--apply", "x.py"), 0, ACS_CMD_RUN, "--apply needs --workspace" },
         { ((const char *[]){ "acs-launch", NULL }), 0, ACS_CMD_RUN, "nothing to run" },
@@ -50,6 +50,41 @@ static const struct {
         { A("apply", "kept", "--workspace", "w"), 1, ACS_CMD_APPLY, NULL }, /* as in the docs */
         { A("check", "f.py", "--json"), 1, ACS_CMD_CHECK, NULL },
         { A("apply", "--workspace", "w", "kept"), 1, ACS_CMD_APPLY, NULL },
+        /* values: the profile key's parser and range (issue 12 item 9) */
+        { A("--memory", "1", "x.py"), 0, ACS_CMD_RUN, "--memory: expected a size such as 64M (K, M, G suffixes) of at least 16M, or 0 for none, got '1'" },
+        { A("--memory", "15M", "x.py"), 0, ACS_CMD_RUN, "at least 16M" },
+        { A("--memory", "16M", "x.py"), 1, ACS_CMD_RUN, NULL },
+        { A("--memory", "0", "x.py"), 1, ACS_CMD_RUN, NULL },
+        { A("--memory", " 64M", "x.py"), 0, ACS_CMD_RUN, "at least 16M" },
+        { A("--max-tokens", "0", "x.py"), 0, ACS_CMD_RUN, "--max-tokens: expected a whole number from 1 to 4194304, got '0'" },
+        { A("--max-tokens", "99999999999", "x.py"), 0, ACS_CMD_RUN, "from 1 to 4194304" },
+        { A("--max-tokens", "0x10", "x.py"), 0, ACS_CMD_RUN, "from 1 to 4194304" },
+        { A("--max-tokens", "4194304", "x.py"), 1, ACS_CMD_RUN, NULL },
+        { A("--timeout", "0x10", "x.py"), 0, ACS_CMD_RUN, "--timeout: expected seconds such as 5 or 0.5 (decimal digits" },
+        { A("--timeout", "1e3", "x.py"), 0, ACS_CMD_RUN, "(decimal digits" },
+        { A("--timeout", "1e300", "x.py"), 0, ACS_CMD_RUN, "at most 1000000000" },
+        { A("--timeout", "99999999999", "x.py"), 0, ACS_CMD_RUN, "at most 1000000000" },
+        { A("--timeout", " 5", "x.py"), 0, ACS_CMD_RUN, "(decimal digits" },
+        { A("--timeout", "inf", "x.py"), 0, ACS_CMD_RUN, "(decimal digits" },
+        { A("--timeout", ".", "x.py"), 0, ACS_CMD_RUN, "(decimal digits" },
+        { A("--timeout", "1000000000", "x.py"), 1, ACS_CMD_RUN, NULL },
+        { A("--timeout", ".5", "x.py"), 1, ACS_CMD_RUN, NULL },
+        { A("--net", "host", "x.py"), 0, ACS_CMD_RUN, "--net: expected one of none | loopback, got 'host'" },
+        { A("--tmpfs", "relative", "x.py"), 0, ACS_CMD_RUN, "--tmpfs: the destination 'relative' must be an absolute path without '..'" },
+        { A("--tmpfs", "/a/../etc", "x.py"), 0, ACS_CMD_RUN, "without '..'" },
+        { A("--bind", "/x", "rel", "x.py"), 0, ACS_CMD_RUN, "--bind: the destination 'rel'" },
+        { A("--ro-bind", "/usr", "/usr/..", "x.py"), 0, ACS_CMD_RUN, "--ro-bind: the destination '/usr/..'" },
+        { A("--ro-bind", "../host", "/h", "x.py"), 1, ACS_CMD_RUN, NULL }, /* SRC is a host path */
+        { A("mcp", "--max-concurrency", "0x4"), 0, ACS_CMD_MCP, "from 1 to 1024" },
+        /* did you mean */
+        { A("--timout", "1", "x.py"), 0, ACS_CMD_RUN, "unknown option '--timout'; did you mean '--timeout'?" },
+        { A("--jsno", "x.py"), 0, ACS_CMD_RUN, "did you mean '--json'?" },
+        { A("-json", "x.py"), 0, ACS_CMD_RUN, "did you mean '--json'?" },
+        { A("--work-space=/w", "x.py"), 0, ACS_CMD_RUN, "did you mean '--workspace'?" },
+        { A("--zzzzzzzz", "x.py"), 0, ACS_CMD_RUN, "unknown option '--zzzzzzzz' (see acs-launch --help)" },
+        { A("check", "--net", "none"), 0, ACS_CMD_CHECK, "does not apply to check (see acs-launch check --help)" },
+        /* help */
+        { A("help", "nope"), 0, ACS_CMD_HELP, "no subcommand 'nope'" },
 };
 
 int main(void)
@@ -112,6 +147,69 @@ int main(void)
         ok(r == 0 && o.timeout == 2 && !strcmp(o.profile, "shell"), "--opt=value form");
         acs_options_done(&o);
 
+        /* per-subcommand help */
+        const struct {
+                const char **argv;
+                acs_command topic;
+        } helps[] = {
+                { A("--help"), ACS_CMD_HELP },           { A("-h", "x.py"), ACS_CMD_HELP },
+                { A("help"), ACS_CMD_HELP },             { A("run", "--help"), ACS_CMD_RUN },
+                { A("exec", "-h"), ACS_CMD_EXEC },        { A("check", "--help"), ACS_CMD_CHECK },
+                { A("mcp", "--help"), ACS_CMD_MCP },      { A("apply", "--help"), ACS_CMD_APPLY },
+                { A("profiles", "--help"), ACS_CMD_PROFILES }, { A("doctor", "-h"), ACS_CMD_DOCTOR },
+                { A("bench", "--help"), ACS_CMD_BENCH },  { A("help", "exec"), ACS_CMD_EXEC },
+                { A("help", "mcp"), ACS_CMD_MCP },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(helps); i++) {
+                r = parse(helps[i].argv, &o, &e);
+                ok(r == 0 && o.command == ACS_CMD_HELP && o.help_topic == helps[i].topic,
+                   "help topic of '%s %s' is %d", helps[i].argv[1], helps[i].argv[2] ? helps[i].argv[2] : "",
+                   (int)helps[i].topic);
+                if (r == 0)
+                        acs_options_done(&o);
+        }
+
+        /* --json is found also when parsing fails, and only where it is an option */
+        const struct {
+                const char **argv;
+                bool want;
+        } jsons[] = {
+                { A("--json", "--memory", "1", "x.py"), true },
+                { A("--memory", "1", "--json", "x.py"), true },
+                { A("--bogus", "--json", "x.py"), true },
+                { A("--timeout=3", "--json", "x.py"), true },
+                { A("check", "f.py", "--json"), true },
+                { A("exec", "--json", "--", "ls"), true },
+                { A("--setenv", "--json", "v", "x.py"), false },
+                { A("--bind", "/a", "--json", "x.py"), false },
+                { A("x.py", "--json"), false },
+                { A("-c", "--json"), false },
+                { A("--", "--json"), false },
+                { A("exec", "--", "ls", "--json"), false },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(jsons); i++) {
+                int argc = 0;
+                while (jsons[i].argv[argc])
+                        argc++;
+                ok(acs_cli_json_requested(argc, (char *const *)jsons[i].argv) == jsons[i].want,
+                   "json requested: %s %s %s -> %d", jsons[i].argv[1], jsons[i].argv[2] ? jsons[i].argv[2] : "",
+                   jsons[i].argv[2] && jsons[i].argv[3] ? jsons[i].argv[3] : "", jsons[i].want);
+        }
+        /* every topic has its own usage text, and the overview lists the subcommands */
+        acs_command topics[] = { ACS_CMD_RUN, ACS_CMD_EXEC, ACS_CMD_CHECK, ACS_CMD_MCP, ACS_CMD_APPLY,
+                                 ACS_CMD_PROFILES, ACS_CMD_DOCTOR, ACS_CMD_BENCH };
+        const char *words[] = { "acs-launch [run]", "acs-launch exec", "acs-launch check", "acs-launch mcp",
+                                "acs-launch apply", "acs-launch profiles", "acs-launch doctor", "acs-launch bench" };
+        for (size_t i = 0; i < ELEMENTSOF(topics); i++) {
+                char *text = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&text, &len);
+                acs_cli_usage(f, topics[i]);
+                fclose(f);
+                ok(text && strncmp(text, "Usage: ", 7) == 0 && strstr(text, words[i]), "usage of %s", words[i]);
+                free(text);
+        }
+
         /* the shared parsers */
         uint64_t v;
         ok(acs_parse_size("1K", &v) == 0 && v == 1024, "size 1K");
@@ -123,5 +221,14 @@ int main(void)
         ok(acs_parse_seconds("0.25", &d) == 0 && d == 0.25, "seconds 0.25");
         ok(acs_parse_seconds("3s", &d) == 0 && d == 3, "seconds 3s");
         ok(acs_parse_seconds("nan", &d) < 0 && acs_parse_seconds("inf", &d) < 0, "non-finite seconds");
+        ok(acs_parse_seconds("0x10", &d) < 0 && acs_parse_seconds("1e2", &d) < 0 && acs_parse_seconds("+1", &d) < 0 &&
+           acs_parse_seconds("", &d) < 0 && acs_parse_seconds("1.5.", &d) < 0 && acs_parse_seconds("5ss", &d) < 0,
+           "seconds: decimal digits and one '.' only");
+        ok(acs_parse_seconds("1e300", &d) < 0 && acs_parse_seconds("1000000000.5", &d) < 0 &&
+           acs_parse_seconds("1000000000", &d) == 0, "seconds: at most 1e9");
+        ok(acs_parse_seconds("2.", &d) == 0 && d == 2 && acs_parse_seconds(".25s", &d) == 0 && d == 0.25,
+           "seconds: '2.' and '.25s'");
+        ok(acs_parse_uint(" 5", &v) < 0 && acs_parse_uint("0x5", &v) < 0 && acs_parse_uint("+5", &v) < 0 &&
+           acs_parse_size(" 5M", &v) < 0, "numbers: digits first");
         return tap_done();
 }

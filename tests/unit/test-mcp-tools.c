@@ -92,6 +92,9 @@ static const struct {
         { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"timout\":7}}", -EINVAL, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\",\"profile\":\"default\"}}", -EINVAL, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\\u0000rm\"}}", -EINVAL, 0, NULL, 0, NULL },
+        /* a NUL in code: the scan passed the part before it and nothing ran (issue 12 item 9) */
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"print(1)\\u0000import os\"}}", -EINVAL, 0, NULL, 0, NULL },
+        { "{\"name\":\"inspect_code_security\",\"arguments\":{\"code\":\"\\u0000import os\"}}", -EINVAL, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_command\",\"arguments\":{\"code\":\"ls\"}}", -EINVAL, 0, NULL, 0, NULL },
         { "{\"name\":\"inspect_code_security\",\"arguments\":{\"code\":\"1\",\"timeout\":1}}", -EINVAL, 0, NULL, 0, NULL },
 };

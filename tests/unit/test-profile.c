@@ -97,6 +97,7 @@ static const struct {
         { "seccomp", "deny", "ptrace, mount chroot", "not_a_syscall" },
         { "env", "keep", "LANG TERM", "1BAD" },
         { "env", "set", "A=1 B=x,y C=", "NOEQUALS" },
+        { "env", "allow_loader", "LD_PRELOAD, PYTHONPATH", "LD-PRELOAD" },
 };
 
 static void test_keys(void)
@@ -280,6 +281,21 @@ static const struct {
         { "[scan]\nmode = off\nmode = warn\n", "test.ini:3: [scan] mode: set twice (first on line "
                                               "2)",
           "a key set twice" },
+        /* the value grammar the command line shares (issue 12 item 9) */
+        { "[limits]\ntimeout = 0x10\n", "test.ini:2: [limits] timeout: expected seconds such as 5 or 0.5 "
+                                       "(decimal digits, at most 1000000000), 0 for none (got '0x10')",
+          "a hex timeout is refused, not read as 16" },
+        { "[limits]\ncpu = 1e3\n", "test.ini:2: [limits] cpu: expected seconds", "an exponent is refused" },
+        { "[limits]\ntimeout = 1000000001\n", "(got '1000000001')", "a timeout over 1e9 s is refused" },
+        { "[limits]\nmemory = 1\n", "test.ini:2: [limits] memory: expected a size such as 64M (K, M, G "
+                                    "suffixes) of at least 16M, or 0 for none (got '1')",
+          "a memory limit below what python3 starts in is refused, naming the minimum" },
+        { "[output]\nmax_tokens = 0x10\n", "test.ini:2: [output] max_tokens: expected a whole number from 1 "
+                                          "to 4194304 (got '0x10')",
+          "a hex token budget is refused" },
+        { "[env]\nallow_loader = LD_PRELOAD /x\n", "test.ini:2: [env] allow_loader: expected environment "
+                                                  "variable names (got '/x')",
+          "allow_loader takes variable names" },
         { "[limits]\ntimeout += 3\n", "test.ini:2: [limits] timeout: expected '=', only list keys "
                                       "take += and -=",
           "+= on a scalar" },
