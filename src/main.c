@@ -78,12 +78,13 @@ static int cmd_run(const acs_options *o)
                         fprintf(stderr, "%s:%d:%d: %s: %s\n",
                                 o->code ? "<string>" : o->args[0], f->line, f->col, f->rule, f->message);
                 }
-        if (!o->json && !o->quiet && rep.have_files && acs_changes_count(&rep.files) > 0)
+        if (!o->json && !o->quiet && rep.have_files && (acs_changes_count(&rep.files) > 0 || rep.files.truncated))
                 acs_changes_print_short(stderr, &rep.files);
         if (!o->json && rep.have_apply)
                 acs_apply_result_print(stderr, &rep.apply);
         if (!o->json && rep.apply_skipped)
-                fprintf(stderr, "acs-launch: changes not applied: the run did not succeed\n");
+                fprintf(stderr, "acs-launch: changes not applied: %s\n",
+                        rep.files.truncated ? "the list of changes is truncated" : "the run did not succeed");
         if (o->json || o->report) {
                 _cleanup_free_ char *json = acs_report_to_string(&rep, false);
                 if (json && o->json)

@@ -139,6 +139,20 @@ json files $P -w "$TMP/ws" -c 'open("/workspace/result.txt", "w").write("hi\n")'
 todo "$(rq "$R" 'r["files"] and [f["path"] for f in r["files"]["added"]]')" "['result.txt']" \
         "files: the new file reported" "engine: diff not wired into the report yet"
 validate "files" "$R"
+# a truncated file list (a path beyond 4095 bytes): files.omitted, and --apply writes nothing
+mkdir -p "$TMP/ws-trunc"
+chmod 0777 "$TMP/ws-trunc"
+json truncated $P -w "$TMP/ws-trunc" --apply -c 'import os
+os.chdir("/workspace")
+open("top.txt", "w").write("x")
+for i in range(20):
+    os.mkdir("d" * 250)
+    os.chdir("d" * 250)'
+is "$(rq "$R" 'r["status"], r["files"]["truncated"], r["files"]["omitted"]["dirs"]')" "('exited', True, 1)" \
+        "truncated: a directory beyond 4095 bytes is counted, not examined"
+is "$(rq "$R" 'r["apply"]')" "skipped: the list of changes is truncated" "truncated: --apply writes nothing"
+is "$(ls -A "$TMP/ws-trunc")" "" "truncated: the workspace is untouched"
+validate "truncated file list" "$R"
 json messy $P -c 'import sys
 sys.stdout.buffer.write(b"\x1b[31mred\x1b[0m \xff\xfe\n0%\r50%\r100%\n" + b"same\n" * 1000)'
 is "$(rq "$R" 'r["stdout"]["text"]')" "$(printf 'red \357\277\275\357\277\275\n100%%\nsame\nsame\n\342\200\246 repeated 998 more times')" \
