@@ -65,7 +65,7 @@
 /* The engine's caps (run.c; acs-launch(1), THE WORKSPACE, "Bounds of the diff"). */
 #define ACS_DIFF_MAX_ENTRIES 10000
 #define ACS_DIFF_MAX_LIST_BYTES (4u << 20)  /* JSON bytes of the three lists */
-#define ACS_DIFF_MAX_PATCH_BYTES (4u << 20) /* bytes of the patch */
+#define ACS_DIFF_MAX_PATCH_BYTES (4u << 20) /* JSON bytes of the patch */
 
 struct json_object;
 struct acs_options;
@@ -114,7 +114,7 @@ typedef struct acs_changes {
         uint64_t omitted_bytes;   /* their sizes (new size; old size for deletions) */
         uint64_t omitted_dirs;    /* directories whose contents were not examined */
         bool patch_omitted;  /* a patch was asked for but is not there: over
-                              * max_patch_bytes, or the lists are truncated */
+                              * max_patch_bytes, lists truncated, or a file unreadable */
         char **patch_skipped; /* paths git cannot express (FIFOs, devices, empty dirs) - NULL-terminated, may be NULL */
         struct timespec run_start; /* when the run started (0: unknown); apply's conflict check */
 } acs_changes;
@@ -129,7 +129,9 @@ typedef struct acs_diff_opts {
         uint64_t max_list_bytes;  /* 0: no limit; JSON bytes of the lists (acs_change_json_cost) */
         size_t name_budget;       /* 0: ACS_DIFF_NAME_BUDGET (tests make it small to walk
                                    * big directories in many batches) */
-        uint64_t max_patch_bytes; /* 0: no limit; a bigger patch is dropped, c->patch_omitted set */
+        uint64_t max_patch_bytes; /* 0: no limit; a patch whose JSON-encoded size
+                                   * (acs_json_cost_max) is bigger is dropped, c->patch_omitted
+                                   * set; also bounds each file the patch reads */
 } acs_diff_opts;
 
 /*
@@ -145,7 +147,10 @@ int acs_diff_collect(int upper_fd, int lower_fd, const acs_diff_opts *o, acs_cha
 
 /* Build c->patch from the layers (called by acs_diff_collect when want_patch).
  * Git cannot express FIFOs, sockets, devices, empty directories or
- * permission bits other than 0755/0644: those go to c->patch_skipped. */
+ * permission bits other than 0755/0644: those go to c->patch_skipped.
+ * No patch (c->patch_omitted) when the lists are truncated (it would be
+ * incomplete), a file is unreadable, one side of a file is bigger than
+ * max_patch_bytes, or the patch's JSON-encoded size would exceed it. */
 int acs_changes_make_patch(int upper_fd, int lower_fd, acs_changes *c, uint64_t max_patch_bytes,
                            acs_error *err);
 

@@ -80,6 +80,10 @@ static int cmd_run(const acs_options *o)
                 }
         if (!o->json && !o->quiet && rep.have_files && (acs_changes_count(&rep.files) > 0 || rep.files.truncated))
                 acs_changes_print_short(stderr, &rep.files);
+        if (!o->json && o->patch && rep.have_files && rep.files.patch_omitted)
+                fprintf(stderr, "acs-launch: no patch written: %s\n",
+                        rep.files.truncated ? "the list of changes is truncated"
+                                            : "over 4 MiB, or a file it needs is unreadable or too big");
         if (!o->json && rep.have_apply)
                 acs_apply_result_print(stderr, &rep.apply);
         if (!o->json && rep.apply_skipped)
