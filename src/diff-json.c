@@ -100,6 +100,61 @@ static json_object *entry_json(const acs_change *ch, bool deleted)
         return o;
 }
 
+static size_t digits(uint64_t v)
+{
+        size_t n = 1;
+
+        while (v >= 10)
+                v /= 10, n++;
+        return n;
+}
+
+/* ,"key":"value" and, when escaped, ,"key_escaped":true */
+static size_t bytes_cost(const char *key, const char *s, size_t n)
+{
+        bool escaped = false;
+        size_t k = strlen(key), c = acs_json_cost(s, n, &escaped);
+
+        return k + 6 + c + (escaped ? k + 16 : 0);
+}
+
+/* Mirrors entry_json field by field: exact, but for the comma it adds. */
+size_t acs_change_json_cost(const acs_change *ch, bool deleted)
+{
+        acs_ftype t = deleted ? ch->old_type : ch->type;
+        size_t c = 3; /* {} and the comma before the next entry */
+
+        c += bytes_cost("path", ch->path ? ch->path : "", ch->path_len) - 1; /* no leading comma */
+        c += 10 + strlen(acs_ftype_to_string(t));                             /* ,"type":"file" */
+        c += 8 + digits(deleted ? ch->old_size : ch->size);                   /* ,"size":N */
+        c += 14;                                                               /* ,"mode":"0644" */
+        if (!deleted && ch->sha256[0])
+                c += 76;
+        if (!deleted && ch->target)
+                c += bytes_cost("target", ch->target, strlen(ch->target));
+        if (!deleted && (t == ACS_FT_CHAR || t == ACS_FT_BLOCK))
+                c += 8 + digits(ch->rdev);
+        if (!deleted && ch->old_type != ACS_FT_NONE) {
+                if (ch->old_type != ch->type)
+                        c += 14 + strlen(acs_ftype_to_string(ch->old_type));
+                if (ch->old_mode != ch->mode)
+                        c += 18;
+                if (ch->old_size != ch->size)
+                        c += 12 + digits(ch->old_size);
+        }
+        if (ch->old_sha256[0])
+                c += 80;
+        if (ch->old_target)
+                c += bytes_cost("old_target", ch->old_target, strlen(ch->old_target));
+        /* set after the walk (protection, apply), so counted always where they may appear */
+        c += 17;                                                               /* ,"protected":true */
+        if (!deleted && ch->old_type != ACS_FT_NONE)
+                c += 20;                                                       /* ,"change":"content" */
+        else if (!deleted)
+                c += 24;                                                       /* ,"host_dir_changed":true */
+        return c;
+}
+
 static json_object *list_json(const acs_change *v, size_t n, bool deleted)
 {
         json_object *a = json_object_new_array_ext((int)n);
@@ -120,8 +175,15 @@ struct json_object *acs_changes_to_json(const acs_changes *c)
         json_object_object_add(o, "deleted", list_json(c->deleted, c->n_deleted, true));
         if (c->patch)
                 add_bytes(o, "patch", c->patch, c->patch_len);
-        if (c->truncated)
+        if (c->truncated) {
+                json_object *om = json_object_new_object();
+
                 json_object_object_add(o, "truncated", json_object_new_boolean(1));
+                json_object_object_add(om, "entries", json_object_new_uint64(c->omitted_entries));
+                json_object_object_add(om, "bytes", json_object_new_uint64(c->omitted_bytes));
+                json_object_object_add(om, "dirs", json_object_new_uint64(c->omitted_dirs));
+                json_object_object_add(o, "omitted", om);
+        }
         if (c->patch_omitted)
                 json_object_object_add(o, "patch_omitted", json_object_new_boolean(1));
         if (c->patch_skipped) {
@@ -282,8 +344,45 @@ int acs_changes_from_json(struct json_object *j, acs_changes *ret, acs_error *er
                 c.patch_len = strlen(c.patch);
         if (json_object_object_get_ex(j, "truncated", &v))
                 c.truncated = json_object_get_boolean(v);
+        if (json_object_object_get_ex(j, "omitted", &v)) {
+                json_object *n;
+
+                if (json_object_object_get_ex(v, "entries", &n))
+                        c.omitted_entries = json_object_get_uint64(n);
+                if (json_object_object_get_ex(v, "bytes", &n))
+                        c.omitted_bytes = json_object_get_uint64(n);
+                if (json_object_object_get_ex(v, "dirs", &n))
+                        c.omitted_dirs = json_object_get_uint64(n);
+        }
         *ret = c;
         return 0;
+}
+
+static void clip_list(acs_changes *c, acs_change *v, size_t *n, size_t keep, bool deleted)
+{
+        for (size_t i = keep; i < *n; i++) {
+                c->omitted_entries++;
+                c->omitted_bytes += deleted ? v[i].old_size : v[i].size;
+                acs_change_done(&v[i]);
+        }
+        if (*n > keep) {
+                *n = keep;
+                c->truncated = true;
+        }
+}
+
+void acs_changes_clip(acs_changes *c, size_t keep)
+{
+        clip_list(c, c->added, &c->n_added, keep, false);
+        clip_list(c, c->modified, &c->n_modified, keep, false);
+        clip_list(c, c->deleted, &c->n_deleted, keep, true);
+        if (c->patch || c->patch_skipped)
+                c->patch_omitted = true;
+        free(c->patch);
+        c->patch = NULL;
+        c->patch_len = 0;
+        acs_strv_free(c->patch_skipped);
+        c->patch_skipped = NULL;
 }
 
 /* ---- human summary ---- */
@@ -307,7 +406,7 @@ void acs_changes_print_short(FILE *f, const acs_changes *c)
         size_t n = acs_changes_count(c), k = 0;
         _cleanup_free_ short_line *v = n ? calloc(n, sizeof *v) : NULL;
 
-        if (!v)
+        if (n && !v)
                 return;
         for (size_t i = 0; i < c->n_added; i++)
                 v[k++] = (short_line){ 'A', &c->added[i] };
@@ -315,7 +414,8 @@ void acs_changes_print_short(FILE *f, const acs_changes *c)
                 v[k++] = (short_line){ acs_change_op(&c->modified[i], 'M'), &c->modified[i] };
         for (size_t i = 0; i < c->n_deleted; i++)
                 v[k++] = (short_line){ 'D', &c->deleted[i] };
-        qsort(v, n, sizeof *v, cmp_lines);
+        if (n)
+                qsort(v, n, sizeof *v, cmp_lines);
         for (size_t i = 0; i < n; i++) {
                 const acs_change *ch = v[i].ch;
                 acs_ftype t = v[i].op == 'D' ? ch->old_type : ch->type;
@@ -336,5 +436,6 @@ void acs_changes_print_short(FILE *f, const acs_changes *c)
                 fputc('\n', f);
         }
         if (c->truncated)
-                fputs("...  (more changes not listed)\n", f);
+                fprintf(f, "...  (%llu more changes not listed%s)\n", (unsigned long long)c->omitted_entries,
+                        c->omitted_dirs ? ", and directories not examined" : "");
 }

@@ -192,6 +192,64 @@ char *acs_escape_bytes(const char *s, size_t n, bool *escaped)
         return out;
 }
 
+static bool bytes_valid(const unsigned char *u, size_t n)
+{
+        for (size_t i = 0, l; i < n; i += l)
+                if (!u[i] || !(l = utf8_seq(u + i, n - i)))
+                        return false;
+        return true;
+}
+
+/* What json-c writes for one ASCII character of a string (no slash escaping). */
+static size_t json_char_cost(unsigned char c)
+{
+        switch (c) {
+        case '\b':
+        case '\n':
+        case '\r':
+        case '\t':
+        case '\f':
+        case '"':
+        case '\\':
+                return 2;
+        }
+        return c < 0x20 ? 6 : 1; /* "\u00NN" */
+}
+
+static size_t json_cost(const unsigned char *u, size_t n, bool escaped)
+{
+        size_t total = 0;
+
+        for (size_t i = 0, l; i < n; i += l) {
+                l = u[i] ? utf8_seq(u + i, n - i) : 0;
+                if (!l) {
+                        total += 5; /* "\xNN", its backslash escaped again */
+                        l = 1;
+                } else if (l > 1) {
+                        total += l;
+                } else {
+                        total += u[i] == '\\' && escaped ? 4 : json_char_cost(u[i]);
+                }
+        }
+        return total;
+}
+
+size_t acs_json_cost(const char *s, size_t n, bool *ret_escaped)
+{
+        bool escaped = !bytes_valid((const unsigned char *)s, n);
+
+        if (ret_escaped)
+                *ret_escaped = escaped;
+        return json_cost((const unsigned char *)s, n, escaped);
+}
+
+size_t acs_json_cost_max(const char *s, size_t n)
+{
+        /* escaped costs at least as much as valid; a sequence cut at the
+         * piece's edge counts as invalid bytes, which cost more than it */
+        return json_cost((const unsigned char *)s, n, true);
+}
+
 static int hexval(char c)
 {
         if (c >= '0' && c <= '9')

@@ -5,9 +5,16 @@
  * Security argument: the layers may contain anything the sandboxed program
  * made (symlinks to /etc, FIFOs, devices, names with newlines). Every lookup
  * here is relative to a directory fd obtained by this walk, with O_NOFOLLOW /
- * AT_SYMLINK_NOFOLLOW, and regular files are opened with O_NONBLOCK and
- * checked with fstat before reading, so a FIFO cannot block the launcher and
- * no symlink is ever followed out of the layers.
+ * AT_SYMLINK_NOFOLLOW (re-opening a directory goes through openat2 with
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS below a directory of the walk), and
+ * regular files are opened with O_NONBLOCK and checked with fstat before
+ * reading, so a FIFO cannot block the launcher and no symlink is ever
+ * followed out of the layers.
+ *
+ * The tree's shape is the program's too: the walk keeps an explicit stack
+ * (no recursion), a bounded number of open directory fds, a bounded amount
+ * of directory names, and stops listing at the caps; see diff.h for the
+ * bounds and why they hold.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -21,37 +28,293 @@
 #include "apply-policy.h"
 #include "diff-internal.h"
 
+enum { L_UP, L_LOW };
+
+/* What a directory of the stack is listing now. */
+typedef enum {
+        P_HIDDEN, /* lower names an opaque upper directory hides: deletions */
+        P_UPPER,  /* upper names: classified against the lower */
+        P_DELETE, /* lower names of a removed directory: deletions */
+        P_DONE,
+} phase;
+
+/* A sorted run of one directory's names: the smallest ones after the last taken. */
+typedef struct batch {
+        char **v;
+        size_t n, i, cap;
+        size_t bytes; /* counted in walk.held */
+        bool more;    /* names beyond v[n - 1] are still to be read */
+} batch;
+
+typedef struct frame {
+        int fd[2];         /* O_PATH directory fds; -1 when closed (re-opened on demand) or absent */
+        bool has[2];       /* the layers this directory exists in */
+        bool opaque;       /* lower names the upper lacks are deletions */
+        bool unexamined;   /* counted in omitted_dirs already */
+        phase ph;
+        size_t plen;       /* this directory's path is w->path[0..plen) */
+        batch b;
+        char last[NAME_MAX + 1]; /* the name taken last in this phase, "" before the first */
+} frame;
+
 typedef struct walk {
         const acs_diff_opts *o;
         acs_changes *c;
         size_t cap_added, cap_modified, cap_deleted;
         acs_crypto cr;
         bool have_crypto;
+        bool full;           /* a cap is reached: changes are counted, no longer listed */
+        uint64_t list_bytes; /* JSON bytes of the listed entries */
+        frame *st;           /* st[0] is the root, its fds the caller's */
+        size_t depth, cap;
+        size_t n_open;       /* frames other than the root holding fds */
+        size_t first_open;   /* no frame in 1..first_open-1 holds fds */
+        size_t held;         /* bytes of names held by all batches */
+        char path[ACS_DIFF_MAX_PATH + 1 + NAME_MAX + 1];
         acs_error *err;
 } walk;
 
-typedef struct names {
-        char **v;
-        size_t n;
-} names;
-
-static void names_done(names *ns)
-{
-        for (size_t i = 0; i < ns->n; i++)
-                free(ns->v[i]);
-        free(ns->v);
-        ns->v = NULL;
-        ns->n = 0;
-}
+/* A name's share of the budget: the string, its pointer, malloc's overhead. */
+#define NAME_COST(len) ((len) + 1 + sizeof(char *) + 16)
 
 static int cmp_names(const void *a, const void *b)
 {
         return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static bool names_has(const names *ns, const char *name)
+static void batch_free(walk *w, batch *b)
 {
-        return ns->n && bsearch(&name, ns->v, ns->n, sizeof *ns->v, cmp_names);
+        for (size_t i = 0; i < b->n; i++)
+                free(b->v[i]);
+        free(b->v);
+        w->held -= b->bytes;
+        *b = (batch){ .more = true };
+}
+
+static int batch_add(batch *b, const char *name)
+{
+        if (b->n == b->cap) {
+                size_t nc = b->cap ? b->cap * 2 : 16;
+                char **nv = realloc(b->v, nc * sizeof *nv);
+
+                if (!nv)
+                        return -ENOMEM;
+                b->v = nv;
+                b->cap = nc;
+        }
+        if (!(b->v[b->n] = strdup(name)))
+                return -ENOMEM;
+        b->bytes += NAME_COST(strlen(name));
+        b->n++;
+        return 0;
+}
+
+/* Over budget: keep the smaller half; the first name dropped bounds what is read from now on. */
+static void batch_halve(batch *b, char **bound)
+{
+        size_t keep = b->n / 2;
+
+        qsort(b->v, b->n, sizeof *b->v, cmp_names);
+        free(*bound);
+        *bound = b->v[keep];
+        for (size_t i = keep; i < b->n; i++) {
+                b->bytes -= NAME_COST(strlen(b->v[i]));
+                if (i > keep)
+                        free(b->v[i]);
+        }
+        b->n = keep;
+        b->more = true;
+}
+
+/*
+ * Fill b (empty) with the smallest names of directory fd that sort after
+ * `after`, as many as budget bytes hold (at least one). One pass over the
+ * directory; a directory bigger than the budget takes several batches,
+ * each one pass.
+ */
+static int batch_read(int fd, const char *after, size_t budget, batch *b)
+{
+        int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
+        _cleanup_free_ char *bound = NULL;
+        struct dirent *de;
+        DIR *d;
+
+        b->more = false;
+        if (dfd < 0)
+                return -errno;
+        d = fdopendir(dfd);
+        if (!d) {
+                r = -errno;
+                close(dfd);
+                return r;
+        }
+        while (r >= 0 && (errno = 0, de = readdir(d))) {
+                const char *nm = de->d_name;
+
+                if (strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0 || (*after && strcmp(nm, after) <= 0) ||
+                    (bound && strcmp(nm, bound) >= 0))
+                        continue;
+                r = batch_add(b, nm);
+                if (r >= 0 && b->bytes > budget && b->n >= 2)
+                        batch_halve(b, &bound);
+        }
+        if (r >= 0 && errno)
+                r = -errno;
+        closedir(d);
+        if (r >= 0 && b->n)
+                qsort(b->v, b->n, sizeof *b->v, cmp_names);
+        return r;
+}
+
+static void frame_close(walk *w, frame *f)
+{
+        if (f == &w->st[0])
+                return; /* the caller's */
+        if (f->fd[L_UP] >= 0 || f->fd[L_LOW] >= 0)
+                w->n_open--;
+        for (int l = L_UP; l <= L_LOW; l++) {
+                closep(&f->fd[l]);
+                f->fd[l] = -1;
+        }
+}
+
+/* At most ACS_DIFF_OPEN_DIRS frames hold fds: close the shallowest (never the top). */
+static void fds_bound(walk *w)
+{
+        for (size_t i = w->first_open; w->n_open > ACS_DIFF_OPEN_DIRS && i + 1 < w->depth; i++)
+                if (w->st[i].fd[L_UP] >= 0 || w->st[i].fd[L_LOW] >= 0) {
+                        frame_close(w, &w->st[i]);
+                        w->first_open = i + 1;
+                }
+}
+
+static void note_open(walk *w, size_t fi)
+{
+        w->n_open++;
+        if (fi < w->first_open)
+                w->first_open = fi;
+        fds_bound(w);
+}
+
+/* Frame fi's fd on layer l, re-opened below the nearest ancestor holding one. */
+static int frame_fd(walk *w, size_t fi, int l)
+{
+        frame *f = &w->st[fi];
+        size_t j = fi;
+        bool was_open = f->fd[L_UP] >= 0 || f->fd[L_LOW] >= 0;
+        char save;
+        int fd;
+
+        if (f->fd[l] >= 0 || !f->has[l])
+                return f->fd[l];
+        while (j-- > 0 && w->st[j].fd[l] < 0)
+                ;
+        if (j >= fi)
+                return -EBADF; /* the root always holds its layers: cannot happen */
+        /* w->path starts with this frame's path: it is the top */
+        save = w->path[f->plen];
+        w->path[f->plen] = '\0';
+        fd = acs_open_beneath(w->st[j].fd[l], w->path + w->st[j].plen + (w->st[j].plen ? 1 : 0),
+                              O_PATH | O_DIRECTORY, 0);
+        w->path[f->plen] = save;
+        if (fd < 0)
+                return fd;
+        f->fd[l] = fd;
+        if (!was_open)
+                note_open(w, fi);
+        return fd;
+}
+
+static int frame_push(walk *w, size_t plen, int up, int low, phase ph, bool opaque)
+{
+        frame *f;
+
+        if (w->depth == w->cap) {
+                size_t nc = w->cap ? w->cap * 2 : 64;
+                frame *nv = realloc(w->st, nc * sizeof *nv);
+
+                if (!nv) {
+                        closep(&up);
+                        closep(&low);
+                        return -ENOMEM;
+                }
+                w->st = nv;
+                w->cap = nc;
+        }
+        f = &w->st[w->depth++];
+        *f = (frame){ .fd = { up, low }, .has = { up >= 0, low >= 0 }, .opaque = opaque, .ph = ph,
+                      .plen = plen, .b.more = true };
+        if (w->depth > 1 && (up >= 0 || low >= 0))
+                note_open(w, w->depth - 1);
+        return 0;
+}
+
+static void frame_pop(walk *w)
+{
+        frame *f = &w->st[w->depth - 1];
+
+        batch_free(w, &f->b);
+        frame_close(w, f);
+        w->depth--;
+}
+
+/* A directory the walk could not look into (left unreadable): counted once. */
+static void not_examined(walk *w, size_t fi)
+{
+        if (!w->st[fi].unexamined) {
+                w->st[fi].unexamined = true;
+                w->c->omitted_dirs++;
+                w->c->truncated = true;
+        }
+}
+
+/* Errors that mean "this directory cannot be read", not a broken launcher. */
+static bool unreadable(int r)
+{
+        return r == -EACCES || r == -EPERM || r == -ENOENT || r == -ENOTDIR || r == -ELOOP;
+}
+
+/* Names the top frame may hold: up to the budget, evicting ancestors' batches (they
+ * are read again when the walk returns to them) while the top has less than half. */
+static size_t top_budget(walk *w)
+{
+        size_t budget = w->o->name_budget ? w->o->name_budget : ACS_DIFF_NAME_BUDGET;
+
+        for (size_t i = 0; i + 1 < w->depth && w->held > budget / 2; i++) {
+                batch *b = &w->st[i].b;
+                bool more = b->i < b->n || b->more;
+
+                if (b->n) {
+                        batch_free(w, b);
+                        b->more = more;
+                }
+        }
+        return w->held < budget ? budget - w->held : 1;
+}
+
+/* Take the next name of the top frame's phase into its last[]: 1, or 0 at the end. */
+static int next_name(walk *w)
+{
+        size_t fi = w->depth - 1;
+        frame *f = &w->st[fi];
+        int fd, r;
+
+        if (f->b.i == f->b.n) {
+                if (!f->b.more)
+                        return 0;
+                batch_free(w, &f->b);
+                fd = frame_fd(w, fi, f->ph == P_UPPER ? L_UP : L_LOW);
+                if (fd < 0)
+                        return fd;
+                r = batch_read(fd, f->last, top_budget(w), &f->b);
+                w->held += f->b.bytes;
+                if (r < 0)
+                        return r;
+                if (!f->b.n)
+                        return 0;
+        }
+        strcpy(f->last, f->b.v[f->b.i++]);
+        return 1;
 }
 
 static bool is_opaque(int fd)
@@ -69,56 +332,17 @@ static bool is_opaque(int fd)
         return false;
 }
 
-/* Sorted entry names of directory dfd (any fd on it, O_PATH too). */
-static int read_dir(int dfd, names *ret, bool *ret_opaque)
+/* The opaque xattr needs a readable fd; -errno when the directory is not readable. */
+static int dir_is_opaque(int path_fd)
 {
-        int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        names ns = {};
-        size_t cap = 0;
-        struct dirent *de;
-        DIR *d;
+        _cleanup_close_ int fd = openat(path_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-        if (fd < 0)
-                return -errno;
-        if (ret_opaque)
-                *ret_opaque = is_opaque(fd);
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -errno;
-        }
-        while ((errno = 0, de = readdir(d))) {
-                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-                        continue;
-                if (ns.n == cap) {
-                        char **nv = realloc(ns.v, (cap = cap ? cap * 2 : 16) * sizeof *nv);
-
-                        if (!nv)
-                                goto oom;
-                        ns.v = nv;
-                }
-                if (!(ns.v[ns.n] = strdup(de->d_name)))
-                        goto oom;
-                ns.n++;
-        }
-        closedir(d);
-        if (ns.n)
-                qsort(ns.v, ns.n, sizeof *ns.v, cmp_names);
-        *ret = ns;
-        return 0;
-oom:
-        closedir(d);
-        names_done(&ns);
-        return -ENOMEM;
+        return fd < 0 ? -errno : is_opaque(fd);
 }
 
-static char *join(const char *prefix, const char *name)
+static bool is_whiteout(const struct stat *st)
 {
-        char *p = NULL;
-
-        if (!*prefix)
-                return strdup(name);
-        return asprintf(&p, "%s/%s", prefix, name) < 0 ? NULL : p;
+        return S_ISCHR(st->st_mode) && major(st->st_rdev) == 0 && minor(st->st_rdev) == 0;
 }
 
 static int hash_at(walk *w, int dfd, const char *name, char hex[static 65], uint64_t *ret_size)
@@ -155,25 +379,12 @@ static int read_target(int dfd, const char *name, char **ret)
         return *ret ? 0 : -ENOMEM;
 }
 
-/* Fill the new (upper) or old (lower) half of ch from an lstat of dfd/name. */
-static int describe(walk *w, int dfd, const char *name, const struct stat *st, acs_change *ch,
-                    bool old)
+/* Type, mode and size of one side of ch, from an lstat: nothing is read. */
+static void describe(const struct stat *st, acs_change *ch, bool old)
 {
         acs_ftype t = acs_ftype_from_mode(st->st_mode);
-        uint64_t size = 0;
-        int r = 0;
+        uint64_t size = t == ACS_FT_FILE || t == ACS_FT_SYMLINK ? (uint64_t)st->st_size : 0;
 
-        if (t == ACS_FT_FILE)
-                r = hash_at(w, dfd, name, old ? ch->old_sha256 : ch->sha256, &size);
-        else if (t == ACS_FT_SYMLINK) {
-                char **tp = old ? &ch->old_target : &ch->target;
-
-                r = read_target(dfd, name, tp);
-                if (r >= 0)
-                        size = strlen(*tp);
-        }
-        if (r < 0)
-                return acs_error_errno(w->err, r, "diff", "cannot read %s", name);
         if (old) {
                 ch->old_type = t;
                 ch->old_mode = st->st_mode & 07777;
@@ -185,21 +396,86 @@ static int describe(walk *w, int dfd, const char *name, const struct stat *st, a
                 if (t == ACS_FT_CHAR || t == ACS_FT_BLOCK)
                         ch->rdev = st->st_rdev;
         }
+}
+
+/*
+ * The content of one side, once: a file's digest, a symlink's target. A
+ * file the launcher may not read (mode 000, left so by the program) keeps
+ * no digest: it is reported without one and compares as changed.
+ */
+static int load(walk *w, int dfd, const char *name, acs_change *ch, bool old)
+{
+        acs_ftype t = old ? ch->old_type : ch->type;
+        uint64_t *size = old ? &ch->old_size : &ch->size;
+        int r = 0;
+
+        if (t == ACS_FT_FILE) {
+                char *hex = old ? ch->old_sha256 : ch->sha256;
+
+                if (!hex[0] && (r = hash_at(w, dfd, name, hex, size)) < 0 && (r == -EACCES || r == -EPERM))
+                        r = 0, hex[0] = '\0';
+        } else if (t == ACS_FT_SYMLINK) {
+                char **tp = old ? &ch->old_target : &ch->target;
+
+                if (!*tp && (r = read_target(dfd, name, tp)) >= 0)
+                        *size = strlen(*tp);
+        }
+        if (r < 0)
+                return acs_error_errno(w->err, r, "diff", "cannot read %s", name);
         return 0;
 }
 
-/* Append ch (consumed) to one of the lists unless max_entries is reached. */
-static int push(walk *w, char kind, acs_change *ch)
+/* 1 when the upper side of ch (ust) differs from the lower one (lst), 0 when not. */
+static int differs(walk *w, int up, int low, const char *name, acs_change *ch, const struct stat *ust,
+                   const struct stat *lst)
 {
-        acs_changes *c = w->c;
         int r;
 
-        if (w->o->max_entries && acs_changes_count(c) >= w->o->max_entries) {
+        if (ch->type != ch->old_type || ch->mode != ch->old_mode || ch->size != ch->old_size ||
+            ((ch->type == ACS_FT_CHAR || ch->type == ACS_FT_BLOCK) && ust->st_rdev != lst->st_rdev))
+                return 1;
+        if (ch->type != ACS_FT_FILE && ch->type != ACS_FT_SYMLINK)
+                return 0;
+        if ((r = load(w, up, name, ch, false)) < 0 || (r = load(w, low, name, ch, true)) < 0)
+                return r;
+        if (ch->type == ACS_FT_SYMLINK)
+                return strcmp(ch->target, ch->old_target) != 0;
+        return !ch->sha256[0] || !ch->old_sha256[0] || strcmp(ch->sha256, ch->old_sha256) != 0;
+}
+
+/* w->path[0..len) can be listed: no cap reached and the kernel could open it. */
+static bool listable(const walk *w, size_t len)
+{
+        return !w->full && len <= ACS_DIFF_MAX_PATH;
+}
+
+/* Append ch (consumed; path w->path[0..len)) to a list, or count it as left out. */
+static int record(walk *w, char kind, acs_change *ch, size_t len)
+{
+        acs_changes *c = w->c;
+        bool deleted = kind == 'D';
+        size_t cost = 0;
+        int r;
+
+        if (listable(w, len)) {
+                if (!(ch->path = strndup(w->path, len))) {
+                        acs_change_done(ch);
+                        return -ENOMEM;
+                }
+                ch->path_len = len;
+                cost = acs_change_json_cost(ch, deleted);
+                if ((w->o->max_entries && acs_changes_count(c) >= w->o->max_entries) ||
+                    (w->o->max_list_bytes && w->list_bytes + cost > w->o->max_list_bytes))
+                        w->full = true; /* the lists stop here: a prefix of the walk order */
+        }
+        if (!listable(w, len)) {
                 c->truncated = true;
+                c->omitted_entries++;
+                c->omitted_bytes += deleted ? ch->old_size : ch->size;
                 acs_change_done(ch);
                 return 0;
         }
-        ch->path_len = strlen(ch->path);
+        w->list_bytes += cost;
         if (kind == 'A')
                 r = acs_change_list_push(&c->added, &c->n_added, &w->cap_added, ch);
         else if (kind == 'M')
@@ -213,159 +489,189 @@ static int push(walk *w, char kind, acs_change *ch)
         return 0;
 }
 
-static int walk_dir(walk *w, int up, int low, bool opaque_ctx, const char *prefix);
-static int delete_tree(walk *w, int low, const char *name, const struct stat *st, char *path);
-
-static int delete_children(walk *w, int low, const char *prefix)
+/* Walk into directory name of the top frame (path w->path[0..len)), as a
+ * deletion (only the lower) or a comparison; or count it as not examined. */
+static int descend(walk *w, const char *name, size_t len, bool up_dir, bool low_dir, bool deleting)
 {
-        names ns = {};
-        int r = read_dir(low, &ns, NULL);
+        frame *f = &w->st[w->depth - 1];
+        bool opaque = f->opaque;
+        int up = -1, low = -1, r;
 
-        if (r < 0)
-                return acs_error_errno(w->err, r, "diff", "cannot list lower %s", prefix);
-        for (size_t i = 0; i < ns.n && r >= 0; i++) {
-                _cleanup_free_ char *path = join(prefix, ns.v[i]);
-                struct stat st;
-
-                if (!path)
-                        r = -ENOMEM;
-                else if (fstatat(low, ns.v[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
-                        r = delete_tree(w, low, ns.v[i], &st, TAKE_PTR(path));
+        if (len > ACS_DIFF_MAX_PATH) {
+                w->c->omitted_dirs++;
+                w->c->truncated = true;
+                return 0;
         }
-        names_done(&ns);
-        return r;
+        if (up_dir && (up = openat(f->fd[L_UP], name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+                return acs_error_errno(w->err, -errno, "diff", "cannot open upper %s", name);
+        if (low_dir && (low = openat(f->fd[L_LOW], name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+                closep(&up);
+                return acs_error_errno(w->err, -errno, "diff", "cannot open lower %s", name);
+        }
+        if (!deleting && low >= 0 && !opaque && (r = dir_is_opaque(up)) != 0) {
+                if (r < 0) { /* unreadable: it cannot be listed either */
+                        closep(&up);
+                        closep(&low);
+                        w->c->omitted_dirs++;
+                        w->c->truncated = true;
+                        return 0;
+                }
+                opaque = true;
+        }
+        opaque = opaque && low >= 0;
+        r = frame_push(w, len, up, low, deleting ? P_DELETE : opaque ? P_HIDDEN : P_UPPER, opaque);
+        return r < 0 ? acs_error_errno(w->err, r, "diff", "cannot walk into %s", name) : 0;
 }
 
-/* Report lower entry low/name (stat st) and, for a directory, all it held. */
-static int delete_tree(walk *w, int low, const char *name, const struct stat *st, char *path)
+/* A lower entry that is gone (lst), and, for a directory, all it held. */
+static int deletion(walk *w, const char *name, const struct stat *lst, size_t len)
 {
-        acs_change ch = { .path = path };
-        _cleanup_close_ int sub = -1;
-        _cleanup_free_ char *keep = NULL;
-        int r = describe(w, low, name, st, &ch, true);
-
-        if (r < 0) {
-                acs_change_done(&ch);
-                return r;
-        }
-        if (S_ISDIR(st->st_mode) && !(keep = strdup(path))) {
-                acs_change_done(&ch);
-                return -ENOMEM;
-        }
-        r = push(w, 'D', &ch);
-        if (r < 0 || !keep)
-                return r;
-        sub = openat(low, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (sub < 0)
-                return acs_error_errno(w->err, -errno, "diff", "cannot open lower %s", keep);
-        return delete_children(w, sub, keep);
-}
-
-/* An upper entry: compare with the lower one (lst NULL when absent). */
-static int classify(walk *w, int up, int low, const char *name, const struct stat *ust,
-                    const struct stat *lst, bool opaque_ctx, char *path)
-{
-        acs_change ch = { .path = path };
-        _cleanup_close_ int usub = -1, lsub = -1;
-        _cleanup_free_ char *keep = strdup(path);
-        char kind = 0;
+        acs_change ch = {};
         int r;
 
-        if (!keep) {
-                free(path);
-                return -ENOMEM;
-        }
-        r = describe(w, up, name, ust, &ch, false);
-        if (r >= 0 && lst)
-                r = describe(w, low, name, lst, &ch, true);
-        if (r < 0) {
+        describe(lst, &ch, true);
+        if (listable(w, len) && (r = load(w, w->st[w->depth - 1].fd[L_LOW], name, &ch, true)) < 0) {
                 acs_change_done(&ch);
                 return r;
         }
-        if (!lst)
-                kind = 'A';
-        else if (ch.type != ch.old_type || ch.mode != ch.old_mode ||
-                 strcmp(ch.sha256, ch.old_sha256) != 0 || ch.size != ch.old_size ||
-                 (ch.type == ACS_FT_SYMLINK && strcmp(ch.target, ch.old_target) != 0) ||
-                 ((ch.type == ACS_FT_CHAR || ch.type == ACS_FT_BLOCK) && ust->st_rdev != lst->st_rdev))
-                kind = 'M';
+        if ((r = record(w, 'D', &ch, len)) < 0)
+                return r;
+        return S_ISDIR(lst->st_mode) ? descend(w, name, len, false, true, true) : 0;
+}
+
+/* An upper entry: compared with the lower one (lst NULL when absent). */
+static int classify(walk *w, const char *name, const struct stat *ust, const struct stat *lst, size_t len)
+{
+        frame *f = &w->st[w->depth - 1];
+        int up = f->fd[L_UP], low = f->fd[L_LOW];
+        acs_change ch = {};
+        char kind = 'A';
+        int r = 0;
+
+        describe(ust, &ch, false);
+        if (lst) {
+                describe(lst, &ch, true);
+                if ((r = differs(w, up, low, name, &ch, ust, lst)) < 0) {
+                        acs_change_done(&ch);
+                        return r;
+                }
+                kind = r ? 'M' : 0;
+        }
+        if (kind && listable(w, len) &&
+            ((r = load(w, up, name, &ch, false)) < 0 || (lst && (r = load(w, low, name, &ch, true)) < 0))) {
+                acs_change_done(&ch);
+                return r;
+        }
         if (kind)
-                r = push(w, kind, &ch);
+                r = record(w, kind, &ch, len);
         else
                 acs_change_done(&ch);
         if (r < 0)
                 return r;
-        if (lst && S_ISDIR(lst->st_mode) && !S_ISDIR(ust->st_mode)) {
-                /* a directory replaced by something else: all it held is gone */
-                lsub = openat(low, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (lsub < 0)
-                        return acs_error_errno(w->err, -errno, "diff", "cannot open lower %s", keep);
-                return delete_children(w, lsub, keep);
-        }
-        if (!S_ISDIR(ust->st_mode))
-                return 0;
-        usub = openat(up, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (usub < 0)
-                return acs_error_errno(w->err, -errno, "diff", "cannot open upper %s", keep);
-        if (lst && S_ISDIR(lst->st_mode)) {
-                lsub = openat(low, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (lsub < 0)
-                        return acs_error_errno(w->err, -errno, "diff", "cannot open lower %s", keep);
-        }
-        return walk_dir(w, usub, lsub, opaque_ctx, keep);
+        if (lst && S_ISDIR(lst->st_mode) && !S_ISDIR(ust->st_mode))
+                return descend(w, name, len, false, true, true); /* all it held is gone */
+        if (S_ISDIR(ust->st_mode))
+                return descend(w, name, len, true, lst && S_ISDIR(lst->st_mode), false);
+        return 0;
 }
 
-static bool is_whiteout(const struct stat *st)
+/* The top frame's last[] name, in its phase. */
+static int visit(walk *w)
 {
-        return S_ISCHR(st->st_mode) && major(st->st_rdev) == 0 && minor(st->st_rdev) == 0;
-}
+        size_t fi = w->depth - 1;
+        frame *f = &w->st[fi];
+        const char *name = f->last;
+        size_t off = f->plen + (f->plen ? 1 : 0), len = off + strlen(name);
+        struct stat ust, lst;
+        bool have_low;
+        int up, low;
 
-static int walk_dir(walk *w, int up, int low, bool opaque_ctx, const char *prefix)
-{
-        names un = {}, ln = {};
-        bool opaque = false;
-        int r = read_dir(up, &un, &opaque);
+        for (int l = L_UP; l <= L_LOW; l++) {
+                int r = f->has[l] ? frame_fd(w, fi, l) : 0;
 
-        if (r < 0)
-                return acs_error_errno(w->err, r, "diff", "cannot list upper '%s'", prefix);
-        opaque_ctx = low >= 0 && (opaque_ctx || opaque);
-        if (opaque_ctx) {
-                /* lower entries hidden by an opaque directory are deletions */
-                r = read_dir(low, &ln, NULL);
-                if (r < 0)
-                        r = acs_error_errno(w->err, r, "diff", "cannot list lower '%s'", prefix);
-                for (size_t i = 0; i < ln.n && r >= 0; i++) {
-                        struct stat st;
-                        char *path;
-
-                        if (names_has(&un, ln.v[i]) ||
-                            fstatat(low, ln.v[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
-                                continue;
-                        path = join(prefix, ln.v[i]);
-                        r = path ? delete_tree(w, low, ln.v[i], &st, path) : -ENOMEM;
+                if (r < 0 && !unreadable(r))
+                        return acs_error_errno(w->err, r, "diff", "cannot open '%.*s'", (int)f->plen, w->path);
+                if (r < 0) {
+                        not_examined(w, fi);
+                        f->ph = P_DONE;
+                        return 0;
                 }
         }
-        for (size_t i = 0; i < un.n && r >= 0; i++) {
-                struct stat ust, lst;
-                bool have_low;
-                char *path;
-
-                if (fstatat(up, un.v[i], &ust, AT_SYMLINK_NOFOLLOW) < 0)
-                        continue;
-                have_low = low >= 0 && fstatat(low, un.v[i], &lst, AT_SYMLINK_NOFOLLOW) == 0;
-                if (is_whiteout(&ust) && !have_low)
-                        continue; /* hides nothing */
-                path = join(prefix, un.v[i]);
-                if (!path)
-                        r = -ENOMEM;
-                else if (is_whiteout(&ust))
-                        r = delete_tree(w, low, un.v[i], &lst, path);
-                else
-                        r = classify(w, up, low, un.v[i], &ust, have_low ? &lst : NULL, opaque_ctx,
-                                     path);
+        up = f->fd[L_UP];
+        low = f->fd[L_LOW];
+        if (f->plen)
+                w->path[f->plen] = '/';
+        memcpy(w->path + off, name, len - off + 1);
+        if (f->ph == P_DELETE || f->ph == P_HIDDEN) {
+                if (f->ph == P_HIDDEN && fstatat(up, name, &ust, AT_SYMLINK_NOFOLLOW) == 0)
+                        return 0; /* the upper has it: visited in P_UPPER */
+                if ((f->ph == P_HIDDEN && errno != ENOENT) || fstatat(low, name, &lst, AT_SYMLINK_NOFOLLOW) < 0) {
+                        if (errno != ENOENT)
+                                not_examined(w, fi);
+                        return 0;
+                }
+                return deletion(w, name, &lst, len);
         }
-        names_done(&un);
-        names_done(&ln);
+        if (fstatat(up, name, &ust, AT_SYMLINK_NOFOLLOW) < 0) {
+                if (errno != ENOENT)
+                        not_examined(w, fi);
+                return 0;
+        }
+        have_low = low >= 0 && fstatat(low, name, &lst, AT_SYMLINK_NOFOLLOW) == 0;
+        if (is_whiteout(&ust))
+                return have_low ? deletion(w, name, &lst, len) : 0; /* else it hides nothing */
+        return classify(w, name, &ust, have_low ? &lst : NULL, len);
+}
+
+static int walk_run(walk *w)
+{
+        while (w->depth > 0) {
+                frame *f = &w->st[w->depth - 1];
+                int r;
+
+                if (f->ph == P_DONE) {
+                        frame_pop(w);
+                        continue;
+                }
+                r = next_name(w);
+                f = &w->st[w->depth - 1];
+                if (r < 0 && !unreadable(r))
+                        return acs_error_errno(w->err, r, "diff", "cannot list '%.*s'", (int)f->plen, w->path);
+                if (r < 0)
+                        not_examined(w, w->depth - 1);
+                if (r <= 0) {
+                        /* this phase is over: the next one starts from the first name */
+                        f->ph = f->ph == P_HIDDEN ? P_UPPER : P_DONE;
+                        batch_free(w, &f->b);
+                        f->last[0] = '\0';
+                        continue;
+                }
+                if ((r = visit(w)) < 0)
+                        return w->err && w->err->code ? r : acs_error_errno(w->err, r, "diff", "cannot compare the layers");
+        }
+        return 0;
+}
+
+static int walk_tree(walk *w, int upper_fd, int lower_fd)
+{
+        bool opaque = false;
+        int r;
+
+        if (lower_fd >= 0) {
+                r = dir_is_opaque(upper_fd);
+                if (r < 0 && !unreadable(r))
+                        return acs_error_errno(w->err, r, "diff", "cannot open the upper layer");
+                opaque = r > 0;
+        }
+        r = frame_push(w, 0, upper_fd, lower_fd, opaque ? P_HIDDEN : P_UPPER, opaque);
+        if (r < 0)
+                return r;
+        w->first_open = 1;
+        r = walk_run(w);
+        while (w->depth > 0)
+                frame_pop(w);
+        free(w->st);
+        w->st = NULL;
         return r;
 }
 
@@ -379,12 +685,15 @@ int acs_diff_collect(int upper_fd, int lower_fd, const acs_diff_opts *o, acs_cha
 
         if (upper_fd < 0)
                 return acs_error_set(err, -EBADF, "diff", "no upper layer");
-        r = walk_dir(&w, upper_fd, lower_fd, false, "");
+        r = walk_tree(&w, upper_fd, lower_fd);
         /* protection (apply-classify.c): built-in list, protect, git directories */
         if (r >= 0)
                 r = acs_protect_mark(&c, lower_fd, w.o->protect, w.o->guards, err);
+        /* a patch of a truncated list would be incomplete: none rather than part */
+        if (r >= 0 && w.o->want_patch && c.truncated)
+                c.patch_omitted = true;
         /* the static acs-launch has no libgit2: acs-launch-full makes the patch */
-        if (r >= 0 && w.o->want_patch)
+        else if (r >= 0 && w.o->want_patch)
                 r = acs_static_launcher && acs_changes_count(&c) > 0
                             ? acs_patch_via_full(upper_fd, lower_fd, &c, w.o->max_patch_bytes, err)
                             : acs_changes_make_patch(upper_fd, lower_fd, &c, w.o->max_patch_bytes, err);

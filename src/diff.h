@@ -29,6 +29,27 @@
  *
  * Paths are raw bytes relative to the workspace root, without "./" or a
  * leading "/", NUL-terminated (names cannot hold NUL), possibly not UTF-8.
+ *
+ * Bounds (security-model.md: the diff cannot be used against the launcher).
+ * The upper layer holds whatever the program left: any depth, any width,
+ * names of any bytes. The walk is iterative (an explicit stack, never the C
+ * stack) and its memory does not grow with the tree:
+ *  - a path longer than ACS_DIFF_MAX_PATH bytes is never listed, and a
+ *    directory at that depth is not descended into (counted in
+ *    omitted_dirs): the kernel could not open such a path for apply or the
+ *    patch anyway, and it bounds the walk's stack (at most ~2,048 levels);
+ *  - at most ACS_DIFF_OPEN_DIRS directories of the stack hold open fds; the
+ *    others are re-opened below a kept ancestor (openat2 RESOLVE_BENEATH,
+ *    no symlinks) when the walk comes back to them;
+ *  - directories are read in sorted batches that share ACS_DIFF_NAME_BUDGET
+ *    bytes of names, however many entries one directory holds;
+ *  - the lists stop at max_entries or max_list_bytes (their size in the
+ *    report's JSON, see acs_change_json_cost); what is left out is counted
+ *    (omitted_*), the walk goes on to count it, and truncated is set;
+ *  - an entry the launcher cannot read (mode 000 left by the program, run
+ *    unprivileged) is reported without its digest; a directory it cannot
+ *    list is counted in omitted_dirs. Neither is an error: what the program
+ *    leaves behind never decides the run's status.
  */
 #pragma once
 
@@ -36,6 +57,15 @@
 #include <time.h>
 
 #include "common.h"
+
+#define ACS_DIFF_MAX_PATH 4095          /* PATH_MAX - 1: longer paths are left out */
+#define ACS_DIFF_OPEN_DIRS 16           /* stack directories holding open fds */
+#define ACS_DIFF_NAME_BUDGET (4u << 20) /* bytes of directory names held at once */
+
+/* The engine's caps (run.c; acs-launch(1), THE WORKSPACE, "Bounds of the diff"). */
+#define ACS_DIFF_MAX_ENTRIES 10000
+#define ACS_DIFF_MAX_LIST_BYTES (4u << 20)  /* JSON bytes of the three lists */
+#define ACS_DIFF_MAX_PATCH_BYTES (4u << 20) /* JSON bytes of the patch */
 
 struct json_object;
 struct acs_options;
@@ -83,8 +113,12 @@ typedef struct acs_changes {
         char *patch;         /* git-style patch, NULL unless asked for */
         size_t patch_len;
         /* extensions */
-        bool truncated;      /* more than max_entries changes: the lists stop there */
-        bool patch_omitted;  /* a patch was asked for but was larger than max_patch_bytes */
+        bool truncated;      /* the lists do not hold every change: see omitted_* */
+        uint64_t omitted_entries; /* changes found but not listed */
+        uint64_t omitted_bytes;   /* their sizes (new size; old size for deletions) */
+        uint64_t omitted_dirs;    /* directories whose contents were not examined */
+        bool patch_omitted;  /* a patch was asked for but is not there: over
+                              * max_patch_bytes, lists truncated, or a file unreadable */
         char **patch_skipped; /* paths git cannot express (FIFOs, devices, empty dirs) - NULL-terminated, may be NULL */
         struct timespec run_start; /* when the run started (0: unknown); apply's conflict check */
 } acs_changes;
@@ -97,7 +131,12 @@ typedef struct acs_diff_opts {
         const struct acs_guards *guards;
         bool want_patch;          /* also fill c->patch (loads libgit2 on demand) */
         uint64_t max_entries;     /* 0: no limit; beyond it c->truncated is set */
-        uint64_t max_patch_bytes; /* 0: no limit; a bigger patch is dropped, c->patch_omitted set */
+        uint64_t max_list_bytes;  /* 0: no limit; JSON bytes of the lists (acs_change_json_cost) */
+        size_t name_budget;       /* 0: ACS_DIFF_NAME_BUDGET (tests make it small to walk
+                                   * big directories in many batches) */
+        uint64_t max_patch_bytes; /* 0: no limit; a patch whose JSON-encoded size
+                                   * (acs_json_cost_max) is bigger is dropped, c->patch_omitted
+                                   * set; also bounds each file the patch reads */
 } acs_diff_opts;
 
 /*
@@ -113,7 +152,10 @@ int acs_diff_collect(int upper_fd, int lower_fd, const acs_diff_opts *o, acs_cha
 
 /* Build c->patch from the layers (called by acs_diff_collect when want_patch).
  * Git cannot express FIFOs, sockets, devices, empty directories or
- * permission bits other than 0755/0644: those go to c->patch_skipped. */
+ * permission bits other than 0755/0644: those go to c->patch_skipped.
+ * No patch (c->patch_omitted) when the lists are truncated (it would be
+ * incomplete), a file is unreadable, one side of a file is bigger than
+ * max_patch_bytes, or the patch's JSON-encoded size would exceed it. */
 int acs_changes_make_patch(int upper_fd, int lower_fd, acs_changes *c, uint64_t max_patch_bytes,
                            acs_error *err);
 
@@ -139,10 +181,17 @@ size_t acs_changes_count(const acs_changes *c);
  * values under "type"/"size"/"mode" and "old_sha256"/"old_target".
  * A string that is not valid UTF-8 is escaped (see acs_escape_bytes) and its
  * key gets a sibling "<key>_escaped": true ("path_escaped", "target_escaped",
- * "patch_escaped"). Never dropped. Also "truncated", "patch_omitted",
- * "patch_skipped" when set.
+ * "patch_escaped"). Never dropped. Also "truncated" with "omitted":
+ * {"entries", "bytes", "dirs"}, "patch_omitted", "patch_skipped" when set.
  */
 struct json_object *acs_changes_to_json(const acs_changes *c);
+/* The bytes entry_json(ch) takes in the report (plain, no slash escaping),
+ * with its separating comma: exact for sizes below 2^63, else above. */
+size_t acs_change_json_cost(const acs_change *ch, bool deleted);
+/* Keep at most keep entries in each list; the rest move to omitted_* and
+ * truncated is set; the patch and patch_skipped go (patch_omitted). Used
+ * to make a report fit (MCP). */
+void acs_changes_clip(acs_changes *c, size_t keep);
 /* The inverse (used for kept layers). -EINVAL on a malformed object. */
 int acs_changes_from_json(struct json_object *j, acs_changes *ret, acs_error *err);
 
@@ -174,6 +223,13 @@ bool acs_glob_protected(char *const *globs, const char *path);
  * (lower-case hex) and a backslash becomes "\\", *escaped = true. Never NULL
  * except on ENOMEM. */
 char *acs_escape_bytes(const char *s, size_t n, bool *escaped);
+/* The length of acs_escape_bytes(s, n) once json-c writes it as a string
+ * (plain, no slash escaping), quotes excluded: exact. *ret_escaped (may be
+ * NULL) says whether acs_escape_bytes escapes it. */
+size_t acs_json_cost(const char *s, size_t n, bool *ret_escaped);
+/* The same for a piece of a longer string whose validity is unknown: an
+ * upper bound whatever the rest holds (sums over pieces bound the whole). */
+size_t acs_json_cost_max(const char *s, size_t n);
 /* Inverse of acs_escape_bytes for escaped strings. NULL on bad input. */
 char *acs_unescape_bytes(const char *s, size_t *ret_len);
 /* git's core.quotePath quoting: returned unchanged unless a byte is < 0x20,

@@ -141,12 +141,17 @@ static void print_summary(acs_outmark *mark, const acs_options *o, const acs_pro
                     rep->scan.n_findings, rep->scan.n_findings == 1 ? "" : "s", prof->name);
         if (rep->status == ACS_STATUS_REJECTED || warned)
                 print_findings(mark, o, rep);
-        if (!o->quiet && rep->have_files && acs_changes_count(&rep->files) > 0)
+        if (!o->quiet && rep->have_files && (acs_changes_count(&rep->files) > 0 || rep->files.truncated))
                 SAY_PRINTED(mark, acs_changes_print_short(_f, &rep->files));
+        if (o->patch && rep->have_files && rep->files.patch_omitted)
+                say(mark, "no patch written: %s",
+                    rep->files.truncated ? "the list of changes is truncated"
+                                         : "over 4 MiB, or a file it needs is unreadable or too big");
         if (!o->quiet && rep->have_apply)
                 SAY_PRINTED(mark, acs_apply_result_print(_f, &rep->apply));
         if (rep->apply_skipped)
-                say(mark, "changes not applied: the run did not succeed");
+                say(mark, "changes not applied: %s",
+                    rep->files.truncated ? "the list of changes is truncated" : "the run did not succeed");
 }
 
 static int cmd_run(const acs_options *o)

@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "jsonrpc.h"
+#include "diff.h"
 #include "mcp-tools.h"
 #include "scan.h"
 #include "src/mcp-schemas.h" /* generated in the build tree from doc/report.schema.json */
@@ -351,6 +352,58 @@ struct json_object *acs_mcp_run_result(const acs_report *rep)
         }
         r = text_result(text, structured, failed);
         return r;
+}
+
+/* Drop the later half of a text, at a character boundary (the text is UTF-8). */
+static bool clip_text(acs_stream_result *s)
+{
+        size_t keep = s->text_len / 2;
+
+        if (!s->text || !s->text_len)
+                return false;
+        while (keep > 0 && ((unsigned char)s->text[keep] & 0xc0) == 0x80)
+                keep--;
+        s->omitted_bytes += s->text_len - keep;
+        s->text_len = keep;
+        s->text[keep] = '\0';
+        s->truncated = true;
+        return true;
+}
+
+/* One step of making the report smaller, least needed first; false when nothing is left. */
+static bool clip_report(acs_report *rep)
+{
+        acs_changes *c = &rep->files;
+        size_t most = c->n_added > c->n_modified ? c->n_added : c->n_modified;
+
+        most = most > c->n_deleted ? most : c->n_deleted;
+        if (rep->have_files && (c->patch || c->patch_skipped)) {
+                acs_changes_clip(c, SIZE_MAX);
+                return true;
+        }
+        if (rep->have_files && most) {
+                acs_changes_clip(c, most / 2);
+                return true;
+        }
+        if (rep->out.text_len >= rep->err.text_len)
+                return clip_text(&rep->out) || clip_text(&rep->err);
+        return clip_text(&rep->err) || clip_text(&rep->out);
+}
+
+struct json_object *acs_mcp_run_result_fit(acs_report *rep, size_t max)
+{
+        for (;;) {
+                struct json_object *r = acs_mcp_run_result(rep);
+                const char *line = r ? json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN |
+                                                                                  JSON_C_TO_STRING_NOSLASHESCAPE)
+                                     : NULL;
+
+                if (!line || strlen(line) <= max)
+                        return r;
+                json_object_put(r);
+                if (!clip_report(rep))
+                        return acs_mcp_error_result("acs-launch: the report does not fit in an MCP result");
+        }
 }
 
 struct json_object *acs_mcp_scan_result(const char *profile, const char *file, const acs_scan_result *scan)

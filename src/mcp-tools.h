@@ -59,6 +59,14 @@ int acs_mcp_parse_call(struct json_object *params, acs_mcp_call *ret, int *ret_c
  * do next; isError unless it exited 0), a scan, or a failure before any report.
  */
 struct json_object *acs_mcp_run_result(const acs_report *rep);
+/*
+ * The same, at most max bytes once serialised as one line: when it is
+ * longer, rep is clipped - first the patch, then the file lists (halved
+ * until they fit, what goes counted in files.omitted), then the output
+ * texts (their heads kept) - and the result built again. The report's
+ * status, exit code and counts always come back.
+ */
+struct json_object *acs_mcp_run_result_fit(acs_report *rep, size_t max);
 /* inspect_code_security: structuredContent is what `acs-launch check --json` prints (acs-check/1). */
 struct json_object *acs_mcp_scan_result(const char *profile, const char *file, const acs_scan_result *scan);
 struct json_object *acs_mcp_error_result(const char *message);

@@ -101,7 +101,8 @@ struct json_object *acs_mcp_execute(const acs_options *o, const acs_mcp_call *c,
                 acs_report_done(&rep);
                 return error_result("acs-launch could not run it (%s): %s", err.stage, err.msg);
         }
-        r = acs_mcp_run_result(&rep);
+        /* never lose the whole result to the server's bound: clip the report to fit */
+        r = acs_mcp_run_result_fit(&rep, ACS_MCP_MAX_RESULT - 1);
         acs_report_done(&rep);
         return r;
 }

@@ -9,6 +9,9 @@
 
 struct json_object;
 
+/* The longest result line the server takes from a worker; a worker makes its result fit. */
+#define ACS_MCP_MAX_RESULT (64u << 20)
+
 /*
  * Run one call and return its CallToolResult (never NULL except on
  * allocation failure): a run report, a scan result, or a tool error saying

@@ -38,7 +38,7 @@
 #define READ_CHUNK (64u << 10)
 #define MAX_QUEUED 1024u
 #define MAX_QUEUED_BYTES (256u << 20)
-#define MAX_RESULT (64u << 20)
+#define MAX_RESULT ACS_MCP_MAX_RESULT
 /* After a cancellation the engine gets this long to stop the sandbox itself before SIGKILL. */
 #define CANCEL_GRACE_MS 500
 

@@ -64,16 +64,24 @@ int acs_diff_preload(bool with_patch, acs_error *err)
         return r;
 }
 
+/*
+ * The patch's bound is what it costs in the report: JSON-escaped, a byte
+ * that is not UTF-8 takes 5 and a control character 6, so a raw bound would
+ * let pathological names or contents (git quotes a name's bytes as octal,
+ * 4 each) grow the report several times over.
+ */
 typedef struct sbuf {
         char *p;
         size_t len, cap;
         uint64_t limit; /* 0: none */
+        uint64_t cost;  /* acs_json_cost_max of what was added */
         bool over;
 } sbuf;
 
 static int sbuf_add(sbuf *b, const char *s, size_t n)
 {
-        if (b->limit && b->len + n > b->limit) {
+        b->cost += acs_json_cost_max(s, n);
+        if (b->limit && b->cost > b->limit) {
                 b->over = true;
                 return -EFBIG;
         }
@@ -227,9 +235,10 @@ static int cmp_items(const void *x, const void *y)
         return r ? r : (a->op == 'D') ? -1 : (b->op == 'D') ? 1 : 0;
 }
 
-/* Content of one side: the layer's file or the symlink target. */
-static int load_side(int dirfd, acs_ftype t, uint32_t mode, const char *path, const char *target,
-                     side *s, char **owned)
+/* Content of one side: the layer's file or the symlink target. A file
+ * bigger than the patch may be is not read: its patch could not fit. */
+static int load_side(sbuf *b, int dirfd, acs_ftype t, uint32_t mode, uint64_t size, const char *path,
+                     const char *target, side *s, char **owned)
 {
         s->gmode = git_mode(t, mode);
         if (t == ACS_FT_SYMLINK) {
@@ -241,19 +250,27 @@ static int load_side(int dirfd, acs_ftype t, uint32_t mode, const char *path, co
                 return 0;
         if (dirfd < 0)
                 return -ENOENT;
+        if (b->limit && size > b->limit) {
+                b->over = true;
+                return -EFBIG;
+        }
         int r = acs_read_beneath(dirfd, path, owned, &s->len);
 
         s->buf = *owned;
+        if (r == -EACCES || r == -EPERM)
+                b->over = true; /* left unreadable by the program: no complete patch */
         return r;
 }
 
+/* The lists are in walk order: what an added directory holds follows it at once. */
 static bool added_dir_is_empty(const acs_changes *c, const acs_change *d)
 {
-        for (size_t i = 0; i < c->n_added; i++)
-                if (c->added[i].path_len > d->path_len && c->added[i].path[d->path_len] == '/' &&
-                    memcmp(c->added[i].path, d->path, d->path_len) == 0)
-                        return false;
-        return true;
+        size_t i = (size_t)(d - c->added) + 1;
+
+        if (d < c->added || i > c->n_added)
+                return true;
+        return i == c->n_added || c->added[i].path_len <= d->path_len || c->added[i].path[d->path_len] != '/' ||
+               memcmp(c->added[i].path, d->path, d->path_len) != 0;
 }
 
 static int emit_item(const git2_api *g, sbuf *b, int upper_fd, int lower_fd, const acs_changes *c,
@@ -266,9 +283,9 @@ static int emit_item(const git2_api *g, sbuf *b, int upper_fd, int lower_fd, con
         acs_ftype nt = it->op == 'D' ? ACS_FT_NONE : ch->type;
         int r;
 
-        if ((r = load_side(lower_fd, ot, ch->old_mode, ch->path, ch->old_target, &o, &ob)) < 0 ||
-            (r = load_side(upper_fd, nt, ch->mode, ch->path, ch->target, &n, &nb)) < 0)
-                return acs_error_errno(err, r, "patch", "cannot read %s", ch->path);
+        if ((r = load_side(b, lower_fd, ot, ch->old_mode, ch->old_size, ch->path, ch->old_target, &o, &ob)) < 0 ||
+            (r = load_side(b, upper_fd, nt, ch->mode, ch->size, ch->path, ch->target, &n, &nb)) < 0)
+                return b->over ? r : acs_error_errno(err, r, "patch", "cannot read %s", ch->path);
         /* what git cannot say: special files, directory modes, empty new
          * directories, permission bits other than the owner's x bit */
         if ((ot > ACS_FT_SYMLINK || nt > ACS_FT_SYMLINK) ||
@@ -305,6 +322,11 @@ int acs_changes_make_patch(int upper_fd, int lower_fd, acs_changes *c, uint64_t 
 
         if (!v)
                 return -ENOMEM;
+        if (c->truncated) { /* it would be incomplete */
+                b.over = true;
+                r = -EFBIG;
+                goto done;
+        }
         for (size_t i = 0; i < c->n_added; i++)
                 v[k++] = (item){ 'A', &c->added[i] };
         for (size_t i = 0; i < c->n_modified; i++)
@@ -316,6 +338,7 @@ int acs_changes_make_patch(int upper_fd, int lower_fd, acs_changes *c, uint64_t 
                 return r;
         for (size_t i = 0; i < n && r >= 0; i++)
                 r = emit_item(&g, &b, upper_fd, lower_fd, c, &v[i], &skipped, err);
+done:
         if (r < 0 && b.over) {
                 free(b.p);
                 free(c->patch);

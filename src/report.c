@@ -282,7 +282,8 @@ struct json_object *acs_report_to_json(const acs_report *r)
         if (r->have_apply)
                 add(o, "apply", acs_apply_result_to_json(&r->apply));
         else if (r->apply_skipped)
-                add(o, "apply", json_object_new_string("skipped: the run did not succeed"));
+                add(o, "apply", json_object_new_string(r->files.truncated ? "skipped: the list of changes is truncated"
+                                                                          : "skipped: the run did not succeed"));
         add(o, "limits", limits_to_json(&r->limits));
         add(o, "confinement", confinement_to_json(&r->confinement));
 
@@ -405,12 +406,15 @@ static void summary_stream(strbuf *b, const char *name, const acs_stream_result 
 static void summary_files(strbuf *b, const acs_changes *c)
 {
         size_t n = c->n_added + c->n_modified + c->n_deleted;
-        if (n == 0) {
+        if (n == 0 && !c->truncated) {
                 sb_printf(b, "files: no changes\n");
                 return;
         }
-        sb_printf(b, "files: %zu added, %zu modified, %zu deleted\n", c->n_added, c->n_modified,
-                  c->n_deleted);
+        sb_printf(b, "files: %zu added, %zu modified, %zu deleted", c->n_added, c->n_modified, c->n_deleted);
+        if (c->truncated)
+                sb_printf(b, "; list truncated: %llu more changes not listed%s", (unsigned long long)c->omitted_entries,
+                          c->omitted_dirs ? ", directories not examined" : "");
+        sb_printf(b, "\n");
         const struct {
                 const acs_change *v;
                 size_t n;

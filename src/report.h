@@ -75,7 +75,7 @@ typedef struct acs_report {
         bool have_files;
         acs_apply_result apply; /* --apply: what was written back */
         bool have_apply;
-        bool apply_skipped;     /* --apply, but the run did not succeed (profile apply=success) */
+        bool apply_skipped;     /* --apply, but the run did not succeed (profile apply=success) or files.truncated */
         acs_limits_result limits;
         acs_confinement confinement;
         double wall_ms, user_ms, sys_ms;

@@ -653,8 +653,9 @@ static int finish_workspace(const acs_run_request *req, acs_sandbox *sb, const s
                 .guards = &guards,
                 /* reports carry the patch; a terminal user asks for it */
                 .want_patch = !req->stream || (o && (o->patch || o->report || o->keep)),
-                .max_entries = 100000,
-                .max_patch_bytes = 16u << 20,
+                .max_entries = ACS_DIFF_MAX_ENTRIES,
+                .max_list_bytes = ACS_DIFF_MAX_LIST_BYTES,
+                .max_patch_bytes = ACS_DIFF_MAX_PATCH_BYTES,
         };
         if ((r = acs_diff_collect(sb->upper_fd, sb->lower_fd, &dopts, &rep->files, err)) < 0)
                 return r;
@@ -675,6 +676,8 @@ static int finish_workspace(const acs_run_request *req, acs_sandbox *sb, const s
         if (o && o->apply && o->workspace) {
                 bool ok = rep->status == ACS_STATUS_EXITED && rep->exit_code == 0;
                 bool go = prof->apply == ACS_APPLY_ALWAYS || (prof->apply == ACS_APPLY_SUCCESS && ok);
+                /* a truncated list is part of the changes: never apply part */
+                go = go && !rep->files.truncated;
                 rep->apply_skipped = !go;
                 if (go) {
                         /* the host directory itself: the sandbox's lower is a read-only bind */

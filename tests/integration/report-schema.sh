@@ -153,6 +153,20 @@ is "$(rq "$R" '[(f["change"], f.get("protected")) for f in r["files"]["modified"
 is "$(rq "$R" '[(i["op"], i["mode"], i["asked_mode"]) for i in r["apply"]["items"] if "mode" in i]')" \
         "[('P', '0744', '0777')]" "apply: the mode kept on the host"
 validate "apply" "$R"
+# a truncated file list (a path beyond 4095 bytes): files.omitted, and --apply writes nothing
+mkdir -p "$TMP/ws-trunc"
+chmod 0777 "$TMP/ws-trunc"
+json truncated $P -w "$TMP/ws-trunc" --apply -c 'import os
+os.chdir("/workspace")
+open("top.txt", "w").write("x")
+for i in range(20):
+    os.mkdir("d" * 250)
+    os.chdir("d" * 250)'
+is "$(rq "$R" 'r["status"], r["files"]["truncated"], r["files"]["omitted"]["dirs"]')" "('exited', True, 1)" \
+        "truncated: a directory beyond 4095 bytes is counted, not examined"
+is "$(rq "$R" 'r["apply"]')" "skipped: the list of changes is truncated" "truncated: --apply writes nothing"
+is "$(ls -A "$TMP/ws-trunc")" "" "truncated: the workspace is untouched"
+validate "truncated file list" "$R"
 json messy $P -c 'import sys
 sys.stdout.buffer.write(b"\x1b[31mred\x1b[0m \xff\xfe\n0%\r50%\r100%\n" + b"same\n" * 1000)'
 is "$(rq "$R" 'r["stdout"]["text"]')" "$(printf 'red \357\277\275\357\277\275\n100%%\nsame\nsame\n\342\200\246 repeated 998 more times')" \

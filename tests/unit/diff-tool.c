@@ -12,6 +12,7 @@
  *       --run-start SEC   conflict check against ctime (apply, keep)
  *       --dry-run      (apply)
  *       --max-entries N
+ *       --name-budget BYTES   directory names the walk may hold (default 4 MiB)
  *       --into DIR     (apply) apply into DIR instead of LOWER: the changes
  *                      are collected against LOWER, DIR may have changed since
  * LOWER may be "-" for no lower layer.
@@ -31,6 +32,7 @@ typedef struct tool_opts {
         struct timespec run_start;
         bool dry_run;
         uint64_t max_entries;
+        size_t name_budget;
         const char *into;
 } tool_opts;
 
@@ -49,6 +51,8 @@ static int parse_opts(int argc, char **argv, int i, tool_opts *t)
                         t->dry_run = true;
                 else if (strcmp(argv[i], "--max-entries") == 0 && i + 1 < argc)
                         t->max_entries = strtoull(argv[++i], NULL, 10);
+                else if (strcmp(argv[i], "--name-budget") == 0 && i + 1 < argc)
+                        t->name_budget = strtoull(argv[++i], NULL, 10);
                 else {
                         fprintf(stderr, "diff-tool: bad argument %s\n", argv[i]);
                         return -EINVAL;
@@ -169,6 +173,7 @@ int main(int argc, char **argv)
         o.protect = t.protect;
         o.want_patch = t.patch || strcmp(cmd, "keep") == 0;
         o.max_entries = t.max_entries;
+        o.name_budget = t.name_budget;
         r = acs_diff_collect(upper, lower, &o, &c, &err);
         if (r < 0) {
                 fprintf(stderr, "diff-tool: %s\n", err.msg);

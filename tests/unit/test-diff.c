@@ -189,6 +189,150 @@ static void test_json(void)
         acs_changes_free(&back);
 }
 
+/* What json-c really writes for s, escaped as the report does, quotes excluded. */
+static size_t real_cost(const char *s, size_t n)
+{
+        _cleanup_free_ char *e = acs_escape_bytes(s, n, NULL);
+        json_object *j = json_object_new_string(e);
+        size_t len = strlen(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+
+        json_object_put(j);
+        return len - 2;
+}
+
+static void test_cost(void)
+{
+        static const struct {
+                const char *s;
+                size_t n;
+        } v[] = {
+                { "", 0 },
+                { "plain/path.txt", 14 },
+                { "quote\"back\\slash", 16 },
+                { "tab\tnl\ncr\rbs\bff\f", 19 },
+                { "ctl\001\037\177", 6 },
+                { "\xe4\xb8\xad\xe6\x96\x87", 6 },      /* valid UTF-8 */
+                { "bad\xff\xfe", 5 },
+                { "mixed\xff\\\"\x01\xe4\xb8\xad", 11 }, /* invalid + backslash + control + CJK */
+                { "\xe4\xb8", 2 },                     /* cut sequence */
+                { "\xed\xa0\x80", 3 },                 /* surrogate */
+                { "\xc0\xaf", 2 },                     /* overlong */
+                { "nul\0in", 6 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+                bool esc = false;
+                size_t c = acs_json_cost(v[i].s, v[i].n, &esc);
+
+                size_t real = real_cost(v[i].s, v[i].n);
+
+                ok(c == real, "json cost exact, case %zu: %zu = %zu", i, c, real);
+                ok(acs_json_cost_max(v[i].s, v[i].n) >= c, "json cost bound >= exact, case %zu", i);
+                /* cut anywhere: the pieces' bounds bound the whole */
+                for (size_t k = 0; k <= v[i].n; k++)
+                        if (acs_json_cost_max(v[i].s, k) + acs_json_cost_max(v[i].s + k, v[i].n - k) < c)
+                                ok(false, "json cost bound of pieces, case %zu cut %zu", i, k);
+        }
+        ok(acs_json_cost("a\xff", 2, NULL) == 6, "a non-UTF-8 byte costs 5");
+        ok(acs_json_cost("\x01", 1, NULL) == 6, "a control character costs 6");
+}
+
+/* acs_change_json_cost is what the entry takes in the report, with its comma,
+ * plus the flags set after the walk (protected, change, host_dir_changed)
+ * that the entry does not carry yet: never less, at most 17 + 24 more. */
+static void test_entry_cost(void)
+{
+        acs_change v[6] = {};
+        acs_changes c = {};
+
+        v[0] = mk("a", ACS_FT_FILE, ACS_FT_NONE);
+        memset(v[0].sha256, 'a', 64);
+        v[1] = mk("d\xff\xfe/\"q\"\n", ACS_FT_SYMLINK, ACS_FT_FILE);
+        v[1].target = strdup("/t\xff\\");
+        memset(v[1].old_sha256, 'b', 64);
+        v[1].size = 123456789;
+        v[1].is_protected = true;
+        v[2] = mk("dev", ACS_FT_CHAR, ACS_FT_CHAR);
+        v[2].rdev = 0xffffffffffffull;
+        v[2].mode = 0600;
+        v[3] = mk("gone", ACS_FT_NONE, ACS_FT_SYMLINK);
+        v[3].old_target = strdup("\x01old");
+        v[3].old_size = 4;
+        v[4] = mk("t", ACS_FT_DIR, ACS_FT_FILE);
+        v[4].old_size = 1ull << 40;
+        memset(v[4].old_sha256, 'c', 64);
+        v[5] = mk("", ACS_FT_FILE, ACS_FT_FILE);
+        for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+                bool deleted = i == 3;
+                c.added = deleted ? NULL : &v[i];
+                c.n_added = deleted ? 0 : 1;
+                c.deleted = deleted ? &v[i] : NULL;
+                c.n_deleted = deleted ? 1 : 0;
+                json_object *j = acs_changes_to_json(&c);
+                json_object *e = json_object_array_get_idx(json_object_object_get(j, deleted ? "deleted" : "added"), 0);
+                size_t real = strlen(json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) + 1;
+                size_t est = acs_change_json_cost(&v[i], deleted);
+
+                ok(est >= real && est <= real + 17 + 24,
+                   "entry %zu: cost %zu bounds its JSON size with a comma (%zu) and the later flags", i, est, real);
+                json_object_put(j);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+                free(v[i].path);
+                free(v[i].target);
+                free(v[i].old_target);
+        }
+}
+
+static void test_clip(void)
+{
+        acs_changes c = {}, back = {};
+        acs_error err = {};
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        c.added = calloc(4, sizeof *c.added);
+        for (int i = 0; i < 4; i++) {
+                char p[8];
+
+                snprintf(p, sizeof p, "f%d", i);
+                c.added[i] = mk(p, ACS_FT_FILE, ACS_FT_NONE);
+                c.added[i].size = 10;
+        }
+        c.n_added = 4;
+        c.deleted = calloc(1, sizeof *c.deleted);
+        c.deleted[0] = mk("old", ACS_FT_NONE, ACS_FT_FILE);
+        c.deleted[0].old_size = 7;
+        c.n_deleted = 1;
+        c.patch = strdup("diff --git a/f0 b/f0\n");
+        c.patch_len = strlen(c.patch);
+
+        acs_changes_clip(&c, SIZE_MAX);
+        ok(!c.patch && c.patch_omitted && !c.truncated && c.n_added == 4, "clip: the patch goes first, the lists stay");
+        acs_changes_clip(&c, 1);
+        ok(c.n_added == 1 && c.n_deleted == 1 && c.truncated, "clip: each list keeps its head");
+        ok(c.omitted_entries == 3 && c.omitted_bytes == 30 && c.omitted_dirs == 0, "clip: what went is counted");
+        acs_changes_clip(&c, 0);
+        ok(c.omitted_entries == 5 && c.omitted_bytes == 47, "clip: deletions count their old size");
+
+        json_object *j = acs_changes_to_json(&c);
+        const char *s = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN);
+        ok(strstr(s, "\"truncated\":true") && strstr(s, "\"omitted\":{\"entries\":5,\"bytes\":47,\"dirs\":0}"),
+           "truncated lists say what they omit: %s", s);
+        is_int(acs_changes_from_json(j, &back, &err), 0, "omitted: from_json");
+        ok(back.truncated && back.omitted_entries == 5 && back.omitted_bytes == 47, "omitted: round trip");
+        json_object_put(j);
+
+        f = open_memstream(&buf, &len);
+        acs_changes_print_short(f, &c);
+        fclose(f);
+        is_str(buf, "...  (5 more changes not listed)\n", "short summary of a list clipped to nothing");
+        free(buf);
+        acs_changes_free(&c);
+        acs_changes_free(&back);
+}
+
 static void test_bad_json(void)
 {
         static const char *const bad[] = {
@@ -219,6 +363,9 @@ int main(void)
         test_quote();
         test_misc();
         test_json();
+        test_cost();
+        test_entry_cost();
+        test_clip();
         test_bad_json();
         {
                 acs_error err = {};

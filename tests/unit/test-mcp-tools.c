@@ -5,6 +5,7 @@
 #include <json-c/json.h>
 
 #include "../tap.h"
+#include "diff.h"
 #include "mcp-tools.h"
 
 static void test_versions(void)
@@ -184,11 +185,87 @@ static void test_results(void)
         }
 }
 
+static size_t line_len(struct json_object *r)
+{
+        return strlen(json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+/* A report too big for the bound still comes back, clipped least needed first. */
+static void test_fit(void)
+{
+        static const size_t bounds[] = { 100u << 20, 1u << 20, 200u << 10 };
+
+        for (size_t b = 0; b < ELEMENTSOF(bounds); b++) {
+                acs_report rep = { .status = ACS_STATUS_EXITED, .exit_code = 3, .have_files = true };
+                acs_changes *c = &rep.files;
+                size_t n = 2000, text = 900003; /* halves land inside a character */
+                struct json_object *r, *sc, *files, *v, *tok;
+
+                rep.profile = strdup("default");
+                c->added = calloc(n, sizeof *c->added);
+                for (size_t i = 0; i < n; i++) {
+                        char p[300];
+
+                        snprintf(p, sizeof p, "dir/%0250zu\xff", i);
+                        c->added[i] = (acs_change){ .path = strdup(p), .path_len = strlen(p), .type = ACS_FT_FILE,
+                                                    .mode = 0644, .size = 1 };
+                }
+                c->n_added = n;
+                c->patch = strdup("diff --git a/x b/x\n");
+                c->patch_len = strlen(c->patch);
+                /* ~900 KB of output, three-byte characters: a cut must not split one */
+                rep.out.text = malloc(text + 1);
+                for (size_t i = 0; i + 3 <= text; i += 3)
+                        memcpy(rep.out.text + i, "\xe4\xb8\xad", 3);
+                rep.out.text_len = text - text % 3;
+                rep.out.text[rep.out.text_len] = '\0';
+                rep.out.bytes = rep.out.text_len;
+
+                r = acs_mcp_run_result_fit(&rep, bounds[b]);
+                sc = json_object_object_get(r, "structuredContent");
+                files = json_object_object_get(sc, "files");
+                ok(r && line_len(r) <= bounds[b], "fit %zu: the result fits (%zu bytes)", bounds[b], r ? line_len(r) : 0);
+                sc = json_object_object_get(r, "structuredContent");
+                is_int(json_object_get_int(json_object_object_get(sc, "exit_code")), 3, "  the report is there, exit code and all");
+                {
+                        struct json_tokener *t = json_tokener_new();
+
+                        json_tokener_set_flags(t, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+                        tok = json_tokener_parse_ex(t, json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN), -1);
+                        v = json_object_object_get(json_object_object_get(sc, "stdout"), "text");
+                        ok(tok && !strstr(json_object_get_string(v), "\xef\xbf\xbd"),
+                           "  it parses back as strict UTF-8, no character cut (no U+FFFD)");
+                        json_object_put(tok);
+                        json_tokener_free(t);
+                }
+                if (b == 0) {
+                        ok(json_object_object_get(files, "patch") && !json_object_object_get(files, "truncated"),
+                           "  under a large bound nothing is clipped");
+                } else {
+                        json_object *om = json_object_object_get(files, "omitted");
+                        size_t listed = json_object_array_length(json_object_object_get(files, "added"));
+
+                        ok(!json_object_object_get(files, "patch") &&
+                                   json_object_get_boolean(json_object_object_get(files, "patch_omitted")),
+                           "  the patch went first");
+                        ok(json_object_get_boolean(json_object_object_get(files, "truncated")) &&
+                                   listed + (size_t)json_object_get_int64(json_object_object_get(om, "entries")) == n,
+                           "  the lists were clipped and what went is counted (%zu listed)", listed);
+                        v = json_object_object_get(sc, "stdout");
+                        ok(b == 1 || json_object_get_boolean(json_object_object_get(v, "truncated")),
+                           "  the output text is clipped only when the lists were not enough");
+                }
+                json_object_put(r);
+                acs_report_done(&rep);
+        }
+}
+
 int main(void)
 {
         test_versions();
         test_lists();
         test_parse_call();
         test_results();
+        test_fit();
         return tap_done();
 }
