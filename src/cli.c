@@ -14,7 +14,7 @@ enum opt_id {
         OPT_PROFILE, OPT_WORKSPACE, OPT_TIMEOUT, OPT_MEMORY, OPT_MAX_TOKENS, OPT_NET,
         OPT_RO_BIND, OPT_BIND, OPT_TMPFS, OPT_SETENV, OPT_UNSETENV, OPT_CHDIR, OPT_APPLY,
         OPT_PATCH, OPT_KEEP, OPT_JSON, OPT_REPORT, OPT_QUIET, OPT_VERBOSE, OPT_VERSION,
-        OPT_HELP, OPT_CODE, OPT_MAX_CONCURRENCY, OPT_CPU,
+        OPT_HELP, OPT_CODE, OPT_MAX_CONCURRENCY, OPT_CPU, OPT_ALLOW_PROFILE, OPT_MAX_TIMEOUT,
 };
 
 typedef struct opt_def {
@@ -49,6 +49,8 @@ static const opt_def opts_table[] = {
         { "help", 'h', 0, OPT_HELP },
         { NULL, 'c', 1, OPT_CODE },
         { "max-concurrency", 0, 1, OPT_MAX_CONCURRENCY },
+        { "allow-profile", 0, 1, OPT_ALLOW_PROFILE },
+        { "max-timeout", 0, 1, OPT_MAX_TIMEOUT },
 };
 
 static const struct {
@@ -87,6 +89,7 @@ void acs_options_done(acs_options *o)
         free(o->report);
         free(o->code);
         acs_strv_free(o->args);
+        acs_strv_free(o->allow_profiles);
         *o = (acs_options){ 0 };
 }
 
@@ -131,7 +134,7 @@ static bool allowed_for(acs_command cmd, enum opt_id id)
                 return cmd == ACS_CMD_RUN || cmd == ACS_CMD_EXEC || cmd == ACS_CMD_APPLY;
         case OPT_CODE:
                 return cmd == ACS_CMD_RUN;
-        case OPT_MAX_CONCURRENCY:
+        case OPT_MAX_CONCURRENCY: case OPT_ALLOW_PROFILE: case OPT_MAX_TIMEOUT:
                 return cmd == ACS_CMD_MCP;
         case OPT_TIMEOUT: case OPT_MEMORY: case OPT_MAX_TOKENS: case OPT_NET:
                 return cmd == ACS_CMD_RUN || cmd == ACS_CMD_EXEC || cmd == ACS_CMD_MCP;
@@ -215,6 +218,17 @@ static int apply_opt(acs_options *o, const opt_def *d, const char *spelled, cons
                 o->max_concurrency = (unsigned)v;
                 return 0;
         }
+        case OPT_ALLOW_PROFILE:
+                /* what an MCP client may name: a name, never a path (see acs_profile_load_name) */
+                if (!acs_profile_name_valid(a))
+                        return acs_error_set(err, -EINVAL, "usage",
+                                             "%s: expected a profile name on the search path (letters, digits, "
+                                             "'.', '_', '-'; no '/' and no .ini), got '%s'", spelled, a);
+                return acs_strv_contains(o->allow_profiles, a) ? 0 : acs_strv_push(&o->allow_profiles, a);
+        case OPT_MAX_TIMEOUT:
+                if (acs_parse_seconds(a, &o->max_timeout) < 0 || o->max_timeout <= 0)
+                        return acs_error_set(err, -EINVAL, "usage", "%s: expected seconds > 0, got '%s'", spelled, a);
+                return 0;
         case OPT_NET:
                 if (strcmp(a, "none") == 0)
                         o->net = ACS_NET_NONE;
@@ -406,6 +420,8 @@ void acs_cli_usage(FILE *out)
               "      --report FILE         also write the JSON report to FILE\n"
               "  -q, --quiet               no change summary      -v, --verbose   trace setup steps\n"
               "      --max-concurrency N   (mcp) parallel calls\n"
+              "      --allow-profile NAME  (mcp) a profile clients may choose besides --profile\n"
+              "      --max-timeout SEC     (mcp) longest timeout a client may ask for (default 60)\n"
               "      --version             -h, --help\n"
               "\nExit status: the program's own (0-123), 124 timeout, 125 acs-launch error,\n"
               "126 refused by the scan, 127 not found, 128+N killed by signal N.\n"

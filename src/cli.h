@@ -54,6 +54,8 @@ typedef struct acs_options {
         char **args;         /* SCRIPT ARGS / COMMAND ARGS / check FILE / apply DIR */
         /* mcp */
         unsigned max_concurrency; /* 0 = number of CPUs */
+        char **allow_profiles;    /* --allow-profile NAME...: names only */
+        double max_timeout;       /* --max-timeout; 0 = the default (see acs_mcp_main) */
 } acs_options;
 
 void acs_options_done(acs_options *o);

@@ -32,6 +32,7 @@
 #include "mcp-tools.h"
 #include "diff.h"
 #include "mcp.h"
+#include "mcp-policy.h"
 #include "mcp-worker.h"
 
 /* Bounds on what a client can make the server hold. */
@@ -58,6 +59,7 @@ typedef struct mcp_job {
 
 typedef struct mcp_server {
         const acs_options *opts;
+        acs_mcp_policy policy;
         unsigned max_running, n_running;
         mcp_job *running;
         mcp_job *queue, **queue_tail;
@@ -159,7 +161,7 @@ static int job_start(mcp_server *s, mcp_job *j)
                 return r;
         }
         if (pid == 0)
-                acs_mcp_worker(s->opts, &j->call, res[1], can[0], &s->oldmask, s->pid);
+                acs_mcp_worker(s->opts, &s->policy, &j->call, res[1], can[0], &s->oldmask, s->pid);
 
         /* Also here, so that a cancel right after fork finds the group (the child races us). */
         (void)setpgid(pid, pid);
@@ -378,7 +380,7 @@ static void handle_initialize(mcp_server *s, const acs_jrpc_msg *m)
 
 static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
 {
-        char msg[512];
+        char msg[1024];
         mcp_job *j;
         int code = 0, r;
 
@@ -393,8 +395,9 @@ static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
                 return;
         }
         j->out_fd = j->cancel_fd = -1;
-        r = acs_mcp_parse_call(m->params, &j->call, &code, msg, sizeof(msg));
-        if ((r == -EINVAL || r == -ERANGE) && acs_mcp_input_errors_are_tool_errors(s->version)) {
+        r = acs_mcp_parse_call(&s->policy, m->params, &j->call, &code, msg, sizeof(msg));
+        /* The server's policy refusing a profile or a timeout is for the model to read, in any version. */
+        if (r == -EACCES || ((r == -EINVAL || r == -ERANGE) && acs_mcp_input_errors_are_tool_errors(s->version))) {
                 /* SEP-1303: the model sees what was wrong with its arguments */
                 reply_result(s, m->id_json, acs_mcp_error_result(msg));
                 job_free(j);
@@ -433,7 +436,7 @@ static void handle_request(mcp_server *s, const acs_jrpc_msg *m)
         else if (strcmp(m->method, "ping") == 0)
                 reply_result(s, m->id_json, json_object_new_object());
         else if (strcmp(m->method, "tools/list") == 0)
-                reply_result(s, m->id_json, acs_mcp_tools_list_result());
+                reply_result(s, m->id_json, acs_mcp_tools_list_result(&s->policy));
         else if (strcmp(m->method, "tools/call") == 0)
                 handle_call(s, m);
         else {
@@ -645,6 +648,11 @@ int acs_mcp_main(const acs_options *o)
         sigset_t mask;
         acs_error perr = { 0 };
 
+        if (acs_mcp_policy_load(o, &s.policy, &perr) < 0) {
+                fprintf(stderr, "acs-launch mcp: %s\n", perr.msg);
+                return 125;
+        }
+
         /* Load libgit2 (whose init reads the CA bundle, ~10 ms)
          * once here: every forked worker inherits it ready. */
         if (acs_diff_preload(true, &perr) < 0)
@@ -661,22 +669,26 @@ int acs_mcp_main(const acs_options *o)
         sigaddset(&mask, SIGHUP);
         if (sigprocmask(SIG_BLOCK, &mask, &s.oldmask) < 0) {
                 acs_log(0, "mcp: sigprocmask: %m");
+                acs_mcp_policy_done(&s.policy);
                 return 125;
         }
         s.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
         if (s.sfd < 0) {
                 acs_log(0, "mcp: signalfd: %m");
                 sigprocmask(SIG_SETMASK, &s.oldmask, NULL);
+                acs_mcp_policy_done(&s.policy);
                 return 125;
         }
         /* A client that closes our stdout must surface as EPIPE, not kill us mid-cleanup. */
         sigaction(SIGPIPE, &ign, &old_pipe);
 
-        acs_log(2, "mcp: serving on stdio, at most %u concurrent calls", s.max_running);
+        acs_log(2, "mcp: serving on stdio, at most %u concurrent calls, profiles allowed: %zu, timeout at most %g s",
+                s.max_running, acs_strv_length(s.policy.profiles), s.policy.max_timeout);
         serve(&s);
         shutdown_jobs(&s);
 
         free(s.in);
+        acs_mcp_policy_done(&s.policy);
         close(s.sfd);
         sigaction(SIGPIPE, &old_pipe, NULL);
         sigprocmask(SIG_SETMASK, &s.oldmask, NULL);

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Attack tests of the MCP server (run by tests/security/mcp.sh, as root and as
+// an unprivileged user): the operator's policy holds whatever the client
+// sends, and a client's profile is never a path.
+import { mkdtempSync, mkdirSync, writeFileSync, chmodSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test, RawServer, uniqueMarker } from './lib.mjs';
+
+const textOf = (m) => (m?.result?.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+const callParams = (name, args) => ({ name, arguments: args });
+
+// A world-readable temp dir (the unprivileged run reads it too).
+function tempDir(tag) {
+  const d = mkdtempSync(join(tmpdir(), `acs-mcp-${tag}.`));
+  chmodSync(d, 0o755);
+  return d;
+}
+
+// A profile that would hand the program everything: scan off, a secret in the environment.
+function plantEvil(dir, secret) {
+  const ini = `[profile]\ninherit = unsafe-python\n\n[env]\nset = EVIL_MARK=${secret}\n`;
+  for (const f of ['evil.ini', 'evil', 'shell.ini', 'default.ini']) {
+    writeFileSync(join(dir, f), ini);
+    chmodSync(join(dir, f), 0o644);
+  }
+}
+
+// Print the planted secret if the profile's environment reached the program.
+const probe = "import os\nprint('EVIL=' + str(os.environ.get('EVIL_MARK')))\n";
+
+export function register() {
+  test('security: a client profile is a name, never a path', async (t) => {
+    const dir = tempDir('cwd');
+    const sub = join(dir, 'sub');
+    mkdirSync(sub);
+    chmodSync(sub, 0o755);
+    const secret = uniqueMarker('evil');
+    plantEvil(dir, secret);
+    plantEvil(sub, secret);
+    try {
+      // The server runs in a directory holding planted profiles (a cloned repository).
+      const s = new RawServer([], {}, { cwd: sub });
+      await s.initialize('2025-11-25');
+      let id = 100;
+      for (const profile of ['evil.ini', './evil', './evil.ini', 'evil', '../evil.ini', '../evil', '..',
+        `${dir}/evil.ini`, `${dir}/evil`, 'default.ini', 'shell.ini', 'sub/../evil.ini', '.evil']) {
+        for (const tool of ['execute_python', 'inspect_code_security']) {
+          const m = await s.request(++id, 'tools/call', callParams(tool, { code: probe, profile }));
+          const txt = textOf(m);
+          t.ok(m?.result?.isError === true && !m.result.structuredContent,
+            `${tool} profile ${JSON.stringify(profile)}: refused as a tool error`, m);
+          t.ok(!txt.includes(secret) && !JSON.stringify(m).includes(secret), `${tool} ${profile}: planted profile not used`, txt);
+          t.ok(/not allowed|not a profile name|profile name/i.test(txt) && !/Cannot load/i.test(txt),
+            `${tool} ${profile}: refused before any file is read`, txt);
+        }
+      }
+      // The server's own profile, named without a path, works from that directory.
+      const ok = await s.request(++id, 'tools/call', callParams('execute_python', { code: 'print(6*7)', profile: 'default' }));
+      t.is(ok?.result?.structuredContent?.stdout?.text, '42\n', 'the allowed name still runs');
+      t.is(ok?.result?.structuredContent?.profile, 'default', 'from the search path');
+      const cmd = await s.request(++id, 'tools/call', callParams('execute_command', { command: 'echo "EVIL=$EVIL_MARK"' }));
+      t.ok(cmd?.result?.structuredContent?.profile === 'shell' && !textOf(cmd).includes(secret),
+        'execute_command uses shell from the search path, not ./shell.ini', textOf(cmd));
+      t.is((await s.close()).code, 0, 'exit 0');
+
+      // Neither can the operator's allow-list reach the working directory, even
+      // with a relative entry on the search path.
+      const env = { ACS_PROFILE_PATH: `.:${process.env.ACS_PROFILE_PATH}` };
+      const s2 = new RawServer(['--allow-profile', 'evil'], env, { cwd: dir });
+      const ex = await s2.exited;
+      t.is(ex.code, 125, '--allow-profile evil (only in the cwd): the server refuses to start');
+      t.ok(/evil/.test(s2.stderr) && /not found/.test(s2.stderr), 'saying the profile was not found', s2.stderr);
+      for (const bad of ['evil.ini', './evil', `${dir}/evil.ini`]) {
+        const s3 = new RawServer(['--allow-profile', bad], {}, { cwd: dir });
+        const e3 = await s3.exited;
+        t.ok(e3.code === 125 && /--allow-profile/.test(s3.stderr) && /name/.test(s3.stderr),
+          `--allow-profile ${bad}: a name is required`, { code: e3.code, stderr: s3.stderr });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('security: the operator sets the profiles a client may use', async (t) => {
+    const s = new RawServer();
+    await s.initialize('2025-06-18');
+    const list = await s.request(1, 'tools/list');
+    const tools = Object.fromEntries((list?.result?.tools ?? []).map((x) => [x.name, x]));
+    const enumOf = (name) => tools[name]?.inputSchema?.properties?.profile?.enum;
+    t.is(JSON.stringify(enumOf('execute_python')), '["default"]', 'execute_python advertises only the server profile');
+    t.is(JSON.stringify(enumOf('inspect_code_security')), '["default"]', 'inspect_code_security too');
+    t.ok(!JSON.stringify(list).includes('unsafe-python'), 'no disallowed profile is advertised anywhere');
+    t.is(tools.execute_python?.inputSchema?.properties?.timeout?.maximum, 60, 'timeout maximum: the default cap of 60 s');
+    t.ok(/cpu/i.test(tools.execute_python?.inputSchema?.properties?.timeout?.description ?? ''),
+      'the timeout description says how it relates to the CPU limit', tools.execute_python?.inputSchema?.properties?.timeout);
+
+    for (const [id, tool, profile] of [[2, 'execute_python', 'unsafe-python'], [3, 'execute_python', 'pure-math'],
+      [4, 'inspect_code_security', 'unsafe-python'], [5, 'execute_python', 'shell']]) {
+      const m = await s.request(id, 'tools/call', callParams(tool, { code: 'import os\nprint("RAN-" + os.name)\n', profile }));
+      t.ok(m?.result?.isError === true && !m.result.structuredContent, `${tool} ${profile}: a tool error`, m);
+      t.ok(new RegExp(`${profile}.*not allowed`).test(textOf(m)) && /default/.test(textOf(m)),
+        `${tool} ${profile}: says it is not allowed and what is`, textOf(m));
+      t.ok(!textOf(m).includes('RAN-'), `${tool} ${profile}: nothing ran`);
+    }
+    // Refusals suggest only what this server allows.
+    const rej = await s.request(6, 'tools/call', callParams('execute_python', { code: 'import os\n' }));
+    t.is(rej?.result?.structuredContent?.status, 'rejected', 'import os under default is refused by the scan');
+    t.ok(!/unsafe|"profile"|another profile|looser/i.test(textOf(rej)), 'the hint suggests no other profile', textOf(rej));
+    // Timeouts beyond the cap: a tool error, in every protocol version.
+    let m = await s.request(7, 'tools/call', callParams('execute_python', { code: 'print(1)', timeout: 86400 }));
+    t.ok(m?.result?.isError === true && /86400/.test(textOf(m)) && /60/.test(textOf(m)) && /max-timeout/.test(textOf(m)),
+      'timeout 86400: refused, naming the cap', m);
+    m = await s.request(8, 'tools/call', callParams('execute_command', { command: 'echo RAN', timeout: 61 }));
+    t.ok(m?.result?.isError === true && !textOf(m).includes('RAN'), 'execute_command timeout 61: refused', m);
+    m = await s.request(9, 'tools/call', callParams('execute_python', { code: 'print("at-cap")', timeout: 60 }));
+    t.is(m?.result?.structuredContent?.stdout?.text, 'at-cap\n', 'timeout 60 (the cap) runs');
+    t.is(m?.result?.structuredContent?.limits?.timeout_s, 60, 'with that timeout');
+    const to = await s.request(10, 'tools/call', callParams('execute_python', { code: 'import time\ntime.sleep(5)\n', timeout: 0.5 }));
+    t.is(to?.result?.structuredContent?.status, 'timeout', 'a short timeout times out');
+    t.ok(/at most 60/.test(textOf(to)), 'the hint names the cap', textOf(to));
+    t.is((await s.close()).code, 0, 'exit 0');
+
+    const s2 = new RawServer(['--profile', 'pure-math', '--allow-profile', 'unsafe-python', '--allow-profile', 'default',
+      '--max-timeout', '5']);
+    await s2.initialize('2025-11-25');
+    const l2 = await s2.request(1, 'tools/list');
+    const t2 = Object.fromEntries((l2?.result?.tools ?? []).map((x) => [x.name, x]));
+    t.is(JSON.stringify(t2.execute_python?.inputSchema?.properties?.profile?.enum), '["pure-math","unsafe-python","default"]',
+      '--allow-profile adds to the enum, the server profile first');
+    t.is(t2.execute_python?.inputSchema?.properties?.timeout?.maximum, 5, '--max-timeout is the advertised maximum');
+    t.is(t2.execute_command?.inputSchema?.properties?.timeout?.maximum, 5, 'for execute_command too');
+    m = await s2.request(2, 'tools/call', callParams('execute_python', { code: 'import os\nprint("RAN-" + os.name)\n', profile: 'unsafe-python' }));
+    t.is(m?.result?.structuredContent?.stdout?.text, 'RAN-posix\n', '--allow-profile unsafe-python opens it');
+    m = await s2.request(3, 'tools/call', callParams('execute_python', { code: 'print(1)', profile: 'shell' }));
+    t.ok(m?.result?.isError === true && /not allowed/.test(textOf(m)), 'others stay closed', m);
+    m = await s2.request(4, 'tools/call', callParams('execute_python', { code: 'print(1)', timeout: 5.5 }));
+    t.ok(m?.result?.isError === true && /5\.5/.test(textOf(m)) && /max-timeout/.test(textOf(m)), 'timeout 5.5 over --max-timeout 5: refused', m);
+    m = await s2.request(5, 'tools/call', callParams('execute_python', { code: 'import os\n' }));
+    t.ok(/unsafe-python/.test(textOf(m)) && /default/.test(textOf(m)), 'a refusal may suggest the allowed profiles', textOf(m));
+    t.is((await s2.close()).code, 0, 'exit 0');
+
+    for (const [args, re] of [[['--max-timeout', '0'], /max-timeout/], [['--max-timeout', 'x'], /max-timeout/],
+      [['--allow-profile', 'no-such-profile'], /no-such-profile/]]) {
+      const s3 = new RawServer(args);
+      const e3 = await s3.exited;
+      t.ok(e3.code === 125 && re.test(s3.stderr), `${args.join(' ')}: exit 125 with a message`, { code: e3.code, stderr: s3.stderr });
+    }
+  });
+
+}
