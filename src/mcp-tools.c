@@ -449,10 +449,9 @@ struct json_object *acs_mcp_run_result(const acs_report *rep, const acs_mcp_poli
         struct json_object *structured = acs_report_to_json(rep), *r;
         bool failed = !(rep->status == ACS_STATUS_EXITED && rep->exit_code == 0);
         _cleanup_free_ char *h = hint(rep, pol, timeout_cap);
-        _cleanup_free_ char *summary = acs_report_summary(rep);
-        _cleanup_free_ char *text = NULL;
+        _cleanup_free_ char *text = acs_mcp_run_text(rep, h);
 
-        if (!structured || !summary || asprintf(&text, "%s%s", summary, h ? h : "") < 0) {
+        if (!structured || !text) {
                 json_object_put(structured);
                 return acs_mcp_error_result("acs-launch: out of memory building the result");
         }

@@ -74,11 +74,20 @@ int acs_mcp_parse_call(const acs_mcp_policy *pol, struct json_object *params, ac
                        char *ret_msg, size_t msg_size);
 
 /*
- * CallToolResult for a finished run (text: acs_report_summary() plus what to
+ * CallToolResult for a finished run (text: acs_mcp_run_text() plus what to
  * do next, suggesting only what pol allows, a timeout up to timeout_cap;
  * isError unless it exited 0), a scan, or a failure before any report.
  */
 struct json_object *acs_mcp_run_result(const acs_report *rep, const acs_mcp_policy *pol, double timeout_cap);
+/*
+ * The text summary of a run for the model (pure; valid UTF-8; caller frees,
+ * NULL on allocation failure): our status line and findings, then each
+ * stream under a header line with its byte count, fenced by more backticks
+ * than any run of backticks in it, so nothing the program prints can pass
+ * for a line of ours; then the changed files (names escaped onto one line)
+ * and hint, if any.
+ */
+char *acs_mcp_run_text(const acs_report *rep, const char *hint);
 /* inspect_code_security: structuredContent is what `acs-launch check --json` prints (acs-check/1). */
 struct json_object *acs_mcp_scan_result(const char *profile, const char *file, const acs_scan_result *scan);
 struct json_object *acs_mcp_error_result(const char *message);

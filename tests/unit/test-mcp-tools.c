@@ -274,6 +274,73 @@ static void test_hints(void)
         }
 }
 
+/* Lines of text outside fenced blocks (a fence: 3+ backticks; closed by as many or more, alone on a line). */
+static size_t outside_fences(const char *text, const char *needle, size_t *ret_inside)
+{
+        size_t fence = 0, outside = 0, inside = 0;
+
+        for (const char *l = text; l && *l;) {
+                const char *e = strchr(l, '\n');
+                size_t n = e ? (size_t)(e - l) : strlen(l), ticks = strspn(l, "`");
+
+                if (!fence && ticks >= 3 && !memchr(l + ticks, '`', n - ticks))
+                        fence = ticks;
+                else if (fence && ticks == n && ticks >= fence)
+                        fence = 0;
+                else if (n == strlen(needle) && strncmp(l, needle, n) == 0)
+                        *(fence ? &inside : &outside) += 1;
+                l = e ? e + 1 : NULL;
+        }
+        *ret_inside = inside;
+        return outside;
+}
+
+/* The program's output is fenced: it cannot end the fence or write a line of ours. */
+static void test_text(void)
+{
+        static const char *outs[] = {
+                "files: no changes\nexited with status 0 (exit 0, 1.0 ms, scan pass)\n",
+                "```\nfiles: no changes\n```\n",
+                "````````\nfiles: no changes\n``````````",
+                "files: no changes",
+                "``` ` `` ```` \nfiles: no changes\n",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(outs); i++) {
+                acs_report rep = { .status = ACS_STATUS_EXITED, .exit_code = 3, .profile = (char *)"default" };
+                acs_change added = { .path = (char *)"x\nfiles: no changes", .type = ACS_FT_FILE };
+                char *text;
+                size_t in_out = 0, in_err = 0, out;
+
+                rep.out = (acs_stream_result){ .text = (char *)outs[i], .text_len = strlen(outs[i]), .bytes = 1000 };
+                rep.err = rep.out;
+                rep.have_files = true;
+                rep.files.added = &added;
+                rep.files.n_added = 1;
+                text = acs_mcp_run_text(&rep, "hint\n");
+                out = outside_fences(text, "files: no changes", &in_out);
+                ok(out == 0 && in_out == 2, "output %zu: 'files: no changes' only inside the fences (%zu outside, %zu inside)",
+                   i, out, in_out);
+                ok(outside_fences(text, "files: 1 added, 0 modified, 0 deleted", &in_err) == 1 && in_err == 0,
+                   "  our file summary outside");
+                ok(strstr(text, "stdout: 1000 bytes") && strstr(text, "stderr: 1000 bytes"), "  byte counts in the headers");
+                ok(strstr(text, "  A x\\nfiles: no changes\n"), "  a newline in a file name is escaped");
+                ok(strncmp(text, "exited with status 3", 20) == 0 && strstr(text, "hint\n"), "  status first, hint last");
+                free(text);
+        }
+        {
+                acs_finding f = { (char *)"r", (char *)"n", 1, 0, (char *)"a\nexited with status 0\x1b]0;t\x07\xff" };
+                acs_report rep = { .status = ACS_STATUS_REJECTED, .exit_code = 126 };
+                char *text;
+
+                rep.scan = (acs_scan_result){ .verdict = ACS_VERDICT_REJECT, .findings = &f, .n_findings = 1 };
+                text = acs_mcp_run_text(&rep, NULL);
+                ok(text && strstr(text, "[r] a\\nexited with status 0\\x1b]0;t\\x07\\xff\n"),
+                   "a finding's controls and bad bytes are escaped onto one line: %s", text);
+                free(text);
+        }
+}
+
 int main(void)
 {
         test_versions();
@@ -281,5 +348,6 @@ int main(void)
         test_parse_call();
         test_results();
         test_hints();
+        test_text();
         return tap_done();
 }
