@@ -14,6 +14,11 @@
  *
  * Stdout carries only JSON-RPC lines; the worker's stdout is redirected to
  * stderr so that nothing in a run can write into the protocol stream.
+ * Replies are queued and written only as far as stdout takes them without
+ * blocking: a client that stops reading must not stop the loop (signals,
+ * reaping, cancellation). While the queue is over a bound, the server stops
+ * reading requests and starting calls, so a client that never reads cannot
+ * make it hold more than that bound plus the results of the calls running.
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -32,6 +37,7 @@
 #include "mcp-tools.h"
 #include "diff.h"
 #include "mcp.h"
+#include "mcp-out.h"
 #include "mcp-policy.h"
 #include "mcp-worker.h"
 
@@ -40,6 +46,8 @@
 #define MAX_QUEUED 1024u
 #define MAX_QUEUED_BYTES (256u << 20)
 #define MAX_RESULT (64u << 20)
+/* Replies queued for a slow client beyond this: read no more requests, start no more calls. */
+#define OUT_PAUSE (4u << 20)
 /* After a cancellation the engine gets this long to stop the sandbox itself before SIGKILL. */
 #define CANCEL_GRACE_MS 500
 
@@ -72,6 +80,7 @@ typedef struct mcp_server {
         char *in;
         size_t in_len, in_cap, in_scanned;
         bool discarding, in_eof;
+        acs_mcp_out out;    /* replies not yet taken by stdout */
 } mcp_server;
 
 static uint64_t now_ms(void)
@@ -82,22 +91,34 @@ static uint64_t now_ms(void)
         return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Send one message line; a client that went away ends the server like EOF does. */
+static size_t out_pending(const mcp_server *s)
+{
+        return acs_mcp_out_pending(&s->out);
+}
+
+/* Write what stdout takes now; a client that went away ends the server like EOF does. */
+static void out_flush(mcp_server *s)
+{
+        if (acs_mcp_out_flush(&s->out, STDOUT_FILENO) < 0) {
+                acs_log(2, "mcp: stdout closed, shutting down");
+                s->stop = true;
+        }
+}
+
+/* Queue one message line (and write what stdout takes at once). */
 static void send_line(mcp_server *s, char *line)
 {
-        size_t len;
-
         if (!line) {
                 acs_log(0, "mcp: out of memory building a response");
                 return;
         }
-        len = strlen(line);
-        line[len] = '\n'; /* replaces the NUL: we own the buffer and write len + 1 bytes */
-        if (acs_write_all(STDOUT_FILENO, line, len + 1) < 0) {
-                acs_log(2, "mcp: stdout closed, shutting down");
+        if (acs_mcp_out_push(&s->out, line, strlen(line)) < 0) {
+                /* A reply can be delayed, never dropped: without memory, stop like a dead client. */
+                acs_log(0, "mcp: out of memory queueing a response, shutting down");
                 s->stop = true;
         }
         free(line);
+        out_flush(s);
 }
 
 static void reply_error(mcp_server *s, const char *id_json, int code, const char *msg)
@@ -184,7 +205,7 @@ static void job_kill(mcp_job *j)
 
 static void start_queued(mcp_server *s)
 {
-        while (!s->stop && s->queue && s->n_running < s->max_running) {
+        while (!s->stop && s->queue && s->n_running < s->max_running && out_pending(s) < OUT_PAUSE) {
                 mcp_job *j = s->queue;
                 int r;
 
@@ -572,40 +593,6 @@ static void handle_signals(mcp_server *s)
         }
 }
 
-static void serve(mcp_server *s)
-{
-        while (!s->stop && !s->in_eof) {
-                size_t n = 0, max = 2 + s->n_running;
-                struct pollfd pfd[max];
-                mcp_job *owner[max];
-
-                pfd[n++] = (struct pollfd){ .fd = s->sfd, .events = POLLIN };
-                pfd[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
-                for (mcp_job *j = s->running; j; j = j->next)
-                        if (!j->eof) {
-                                owner[n] = j;
-                                pfd[n++] = (struct pollfd){ .fd = j->out_fd, .events = POLLIN };
-                        }
-                if (poll(pfd, n, poll_timeout(s)) < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        acs_log(0, "mcp: poll: %m");
-                        break;
-                }
-                if (pfd[0].revents)
-                        handle_signals(s);
-                for (size_t i = 2; i < n; i++)
-                        if (pfd[i].revents)
-                                job_read(owner[i]);
-                kill_overdue(s);
-                jobs_collect(s);
-                /* Results first, then new input: a reply never waits behind a flood of requests. */
-                if (!s->stop && pfd[1].revents)
-                        input_read(s);
-                start_queued(s);
-        }
-}
-
 /* EOF, a signal or a dead client: no call outlives the server. */
 static void shutdown_jobs(mcp_server *s)
 {
@@ -625,6 +612,58 @@ static void shutdown_jobs(mcp_server *s)
                                 ;
                 s->running = j->next;
                 job_free(j);
+        }
+}
+
+static void serve(mcp_server *s)
+{
+        bool jobs_ended = false;
+
+        while (!s->stop) {
+                size_t n = 0, max = 3 + s->n_running, in_i = 0, out_i = 0;
+                struct pollfd pfd[max];
+                mcp_job *owner[max];
+
+                /* EOF: no call outlives it; the replies already queued still go out. */
+                if (s->in_eof && !jobs_ended) {
+                        shutdown_jobs(s);
+                        jobs_ended = true;
+                }
+                if (s->in_eof && out_pending(s) == 0)
+                        break;
+                pfd[n++] = (struct pollfd){ .fd = s->sfd, .events = POLLIN };
+                if (!s->in_eof && out_pending(s) < OUT_PAUSE) {
+                        in_i = n;
+                        pfd[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+                }
+                if (out_pending(s) > 0) {
+                        out_i = n;
+                        pfd[n++] = (struct pollfd){ .fd = STDOUT_FILENO, .events = POLLOUT };
+                }
+                for (mcp_job *j = s->running; j; j = j->next)
+                        if (!j->eof) {
+                                owner[n] = j;
+                                pfd[n++] = (struct pollfd){ .fd = j->out_fd, .events = POLLIN };
+                        }
+                if (poll(pfd, n, poll_timeout(s)) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        acs_log(0, "mcp: poll: %m");
+                        break;
+                }
+                if (pfd[0].revents)
+                        handle_signals(s);
+                if (out_i && pfd[out_i].revents)
+                        out_flush(s);
+                for (size_t i = 1; i < n; i++)
+                        if (i != in_i && i != out_i && pfd[i].revents)
+                                job_read(owner[i]);
+                kill_overdue(s);
+                jobs_collect(s);
+                /* Results first, then new input: a reply never waits behind a flood of requests. */
+                if (!s->stop && in_i && pfd[in_i].revents)
+                        input_read(s);
+                start_queued(s);
         }
 }
 
@@ -652,6 +691,7 @@ int acs_mcp_main(const acs_options *o)
                 fprintf(stderr, "acs-launch mcp: %s\n", perr.msg);
                 return 125;
         }
+        acs_mcp_out_init(&s.out, STDOUT_FILENO);
 
         /* Load libgit2 (whose init reads the CA bundle, ~10 ms)
          * once here: every forked worker inherits it ready. */
@@ -688,6 +728,7 @@ int acs_mcp_main(const acs_options *o)
         shutdown_jobs(&s);
 
         free(s.in);
+        acs_mcp_out_done(&s.out);
         acs_mcp_policy_done(&s.policy);
         close(s.sfd);
         sigaction(SIGPIPE, &old_pipe, NULL);

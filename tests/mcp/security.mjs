@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Attack tests of the MCP server (run by tests/security/mcp.sh, as root and as
 // an unprivileged user): the operator's policy holds whatever the client
-// sends, a client's profile is never a path, and the program's output cannot
-// pass for the server's words.
-import { mkdtempSync, mkdirSync, writeFileSync, chmodSync, rmSync } from 'node:fs';
+// sends, a client's profile is never a path, the program's output cannot pass
+// for the server's words, and a client that stops reading cannot wedge the
+// server.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync, chmodSync, rmSync, readFileSync, openSync, closeSync, constants } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test, RawServer, uniqueMarker } from './lib.mjs';
+import { ACS, test, RawServer, until, pidsNamed, uniqueMarker, sleeperCode, sleep } from './lib.mjs';
 
 const textOf = (m) => (m?.result?.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 const callParams = (name, args) => ({ name, arguments: args });
@@ -48,6 +50,23 @@ function outsideFences(text) {
     }
   }
   return { out, inside, open: fence !== null };
+}
+
+// Children of pid that are zombies (exited, not reaped).
+function zombieChildren(pid) {
+  let kids = [];
+  try {
+    kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(/\s+/).filter(Boolean);
+  } catch {
+    return [];
+  }
+  return kids.filter((k) => {
+    try {
+      return / Z /.test(readFileSync(`/proc/${k}/stat`, 'utf8').replace(/^.*\)/, ''));
+    } catch {
+      return false;
+    }
+  });
 }
 
 export function register() {
@@ -196,5 +215,65 @@ export function register() {
     t.ok(!o2.some((l) => /^exited with status 0 \(scan pass\)/.test(l)), 'a newline in a file name cannot forge a line', textOf(m2));
     await s.close();
   });
+
+  test('security: a client that stops reading cannot wedge the server', async (t) => {
+    const marker = uniqueMarker('acsw');
+    const proc = spawn(ACS, ['mcp', '--profile', 'unsafe-python'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+    proc.stdin.on('error', () => {});
+    let stderr = '';
+    proc.stderr.setEncoding('utf8');
+    proc.stderr.on('data', (d) => { if (stderr.length < 100000) stderr += d; });
+    // stdout: never read (paused), so the pipe fills up
+    proc.stdout.pause();
+    const send = (o) => proc.stdin.write(JSON.stringify(o) + '\n');
+    const py = (id, code) => send({ jsonrpc: '2.0', id, method: 'tools/call',
+      params: { name: 'execute_python', arguments: { code, profile: 'unsafe-python', timeout: 30 } } });
+    py(1, sleeperCode(marker));
+    py(2, 'import time\ntime.sleep(1.5)\nprint("done")\n');
+    t.ok(await until(() => pidsNamed(marker).length > 0, 20000), 'a sandbox is running');
+    // ~24 KB per answer: some 5 MB the client never reads
+    for (let i = 0; i < 200; i++) send({ jsonrpc: '2.0', id: 1000 + i, method: 'tools/list' });
+    await sleep(3500);
+    const z = zombieChildren(proc.pid);
+    t.is(z.length, 0, 'a finished call is reaped while stdout is full', z);
+    const t0 = Date.now();
+    proc.kill('SIGTERM');
+    const ex = await Promise.race([exited, sleep(5000).then(() => null)]);
+    t.ok(ex && ex.at - t0 < 1500, `ends on SIGTERM within 1.5 s (${ex ? ex.at - t0 : '>5000'} ms)`, stderr);
+    if (!ex) {
+      proc.kill('SIGKILL');
+      await exited;
+    }
+    t.ok(await until(() => pidsNamed(marker).length === 0, 10000), 'no sandbox process left');
+    proc.stdout.destroy();
+
+    // Node gives a child a socket as stdout; a FIFO (as a shell pipe gives) too.
+    const dir = tempDir('fifo');
+    const fifo = join(dir, 'out');
+    execFileSync('mkfifo', [fifo]);
+    const rfd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK); // held open, never read
+    const wfd = openSync(fifo, constants.O_WRONLY);
+    for (const [sig, out] of [['SIGINT', 'pipe'], ['SIGHUP', wfd], ['SIGTERM', wfd]]) {
+      const p = spawn(ACS, ['mcp'], { stdio: ['pipe', out, 'ignore'] });
+      const ended = new Promise((resolve) => p.on('exit', () => resolve(Date.now())));
+      p.stdin.on('error', () => {});
+      p.stdout?.pause();
+      for (let i = 0; i < 200; i++) p.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }) + '\n');
+      await sleep(1000);
+      const s0 = Date.now();
+      p.kill(sig);
+      const at = await Promise.race([ended, sleep(5000).then(() => null)]);
+      t.ok(at && at - s0 < 1500, `${sig} with a full stdout (${out === 'pipe' ? 'socket' : 'FIFO'}): ends within 1.5 s`);
+      if (!at) {
+        p.kill('SIGKILL');
+        await ended;
+      }
+      p.stdout?.destroy();
+    }
+    closeSync(wfd);
+    closeSync(rfd);
+    rmSync(dir, { recursive: true, force: true });
+  }, { timeout: 90000 });
 
 }
