@@ -53,7 +53,8 @@
 
 typedef struct mcp_job {
         struct mcp_job *next;
-        char *id_json;
+        char *id_json; /* echoed in the response, as the client wrote it */
+        char *id_key;  /* matched by notifications/cancelled */
         acs_mcp_call call;
         pid_t pid;      /* 0 while queued */
         int out_fd;     /* result pipe, read end */
@@ -151,6 +152,7 @@ static void job_free(mcp_job *j)
         if (j->cancel_fd >= 0)
                 close(j->cancel_fd);
         free(j->id_json);
+        free(j->id_key);
         acs_mcp_call_done(&j->call);
         free(j->buf);
         free(j);
@@ -326,12 +328,12 @@ static bool id_matches(const char *a, const char *b)
         return a && b && strcmp(a, b) == 0;
 }
 
-static void cancel_request(mcp_server *s, const char *id_json)
+static void cancel_request(mcp_server *s, const char *id_key)
 {
         for (mcp_job **pp = &s->queue; *pp; pp = &(*pp)->next) {
                 mcp_job *j = *pp;
 
-                if (!id_matches(j->id_json, id_json))
+                if (!id_matches(j->id_key, id_key))
                         continue;
                 *pp = j->next;
                 if (s->queue_tail == &j->next)
@@ -342,7 +344,7 @@ static void cancel_request(mcp_server *s, const char *id_json)
                 return;
         }
         for (mcp_job *j = s->running; j; j = j->next) {
-                if (!id_matches(j->id_json, id_json) || j->cancelled)
+                if (!id_matches(j->id_key, id_key) || j->cancelled)
                         continue;
                 j->cancelled = true;
                 /* Ask the engine first (it cleans up); SIGKILL the group if it has not ended soon. */
@@ -431,7 +433,8 @@ static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
                 return;
         }
         j->id_json = strdup(m->id_json);
-        if (!j->id_json) {
+        j->id_key = strdup(m->id_key);
+        if (!j->id_json || !j->id_key) {
                 reply_error(s, m->id_json, ACS_JRPC_INTERNAL_ERROR, "Internal error: out of memory");
                 job_free(j);
                 return;
@@ -469,15 +472,9 @@ static void handle_request(mcp_server *s, const acs_jrpc_msg *m)
 
 static void handle_notification(mcp_server *s, const acs_jrpc_msg *m)
 {
-        struct json_object *v;
-
         if (strcmp(m->method, "notifications/cancelled") == 0) {
-                _cleanup_free_ char *id = NULL;
+                _cleanup_free_ char *id = acs_jrpc_param_id_key(m, "requestId");
 
-                if (!json_object_is_type(m->params, json_type_object) ||
-                    !json_object_object_get_ex(m->params, "requestId", &v))
-                        return;
-                id = acs_jrpc_to_line(v);
                 if (id)
                         cancel_request(s, id);
         }

@@ -2,8 +2,8 @@
 // Attack tests of the MCP server (run by tests/security/mcp.sh, as root and as
 // an unprivileged user): the operator's policy holds whatever the client
 // sends, a client's profile is never a path, the program's output cannot pass
-// for the server's words, and a client that stops reading cannot wedge the
-// server.
+// for the server's words, a client that stops reading cannot wedge the server,
+// and ids come back byte for byte.
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, chmodSync, rmSync, readFileSync, openSync, closeSync, constants } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -276,4 +276,39 @@ export function register() {
     rmSync(dir, { recursive: true, force: true });
   }, { timeout: 90000 });
 
+  test('security: ids are echoed exactly as sent', async (t) => {
+    const s = new RawServer();
+    const ids = ['12345678901234567890', '123456789012345678901234', '-9223372036854775809', '18446744073709551616',
+      '-0', '1.10', '1e3', '1E+2', '0.1', '-1.5e-7', '"a\\u00e9\\/b\\"c"', '"\\ud83d\\ude00"', '"12345678901234567890"'];
+    for (const id of ids) s.send(`{"jsonrpc":"2.0","id":${id},"method":"ping"}`);
+    s.send('{"id" : 77 ,"jsonrpc":"2.0","method":"nope"}');
+    s.send('{"jsonrpc":"2.0","\\u0069d":78,"method":"ping"}');
+    await until(() => s.rawStdout.split('\n').filter(Boolean).length >= ids.length + 2, 10000);
+    const lines = s.rawStdout.split('\n').filter(Boolean);
+    for (const id of ids)
+      t.ok(lines.some((l) => l === `{"jsonrpc":"2.0","id":${id},"result":{}}`), `id ${id} echoed byte for byte`,
+        lines.find((l) => l.includes(id.slice(0, 5))) ?? lines);
+    t.ok(lines.some((l) => l.startsWith('{"jsonrpc":"2.0","id":77,"error"')), 'an error response keeps the id', lines);
+    t.ok(lines.some((l) => l === '{"jsonrpc":"2.0","id":78,"result":{}}'), 'an escaped "id" key is found', lines);
+
+    await s.close();
+  });
+
+  test('security: cancellation matches the exact id', async (t) => {
+    const s = new RawServer(['--profile', 'unsafe-python']);
+    await s.initialize();
+    const marker = uniqueMarker('acsk');
+    const code = JSON.stringify(sleeperCode(marker));
+    s.send(`{"jsonrpc":"2.0","id":123456789012345678901234,"method":"tools/call","params":{"name":"execute_python","arguments":{"code":${code},"profile":"unsafe-python","timeout":30}}}`);
+    t.ok(await until(() => pidsNamed(marker).length > 0, 20000), 'sandbox running');
+    s.send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":123456789012345678901235}}');
+    s.send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":18446744073709551615}}');
+    await sleep(1500);
+    t.ok(pidsNamed(marker).length > 0, 'a cancel for another id beyond 64 bits leaves it running');
+    s.send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":123456789012345678901234}}');
+    t.ok(await until(() => pidsNamed(marker).length === 0, 15000), 'its own id cancels it');
+    await sleep(300);
+    t.ok(!s.rawStdout.includes('123456789012345678901234'), 'and no response is sent for it');
+    t.is((await s.close()).code, 0, 'exit 0');
+  });
 }

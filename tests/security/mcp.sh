@@ -3,7 +3,8 @@
 # Attack suite: the MCP server (tests/mcp/security.mjs, raw JSON-RPC lines).
 # A client's profile is a name the operator allowed, never a path; its timeout
 # stays under --max-timeout; the program's output cannot pass for the
-# server's words; a client that stops reading cannot wedge the server.
+# server's words; a client that stops reading cannot wedge the server; ids
+# come back byte for byte.
 . "$ACS_SRCDIR/tests/security/sec-lib.sh"
 
 if ! command -v node >/dev/null 2>&1; then
