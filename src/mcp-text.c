@@ -51,6 +51,9 @@ static void put_status(FILE *f, const acs_report *r)
         case ACS_STATUS_MEMORY:
                 fprintf(f, "killed: memory limit of %llu bytes reached", (unsigned long long)r->limits.memory);
                 break;
+        case ACS_STATUS_CPU:
+                fprintf(f, "killed: CPU-time limit of %llu s reached", (unsigned long long)r->limits.cpu_s);
+                break;
         case ACS_STATUS_SIGNALED: {
                 const char *name = r->signal > 0 ? sigabbrev_np(r->signal) : NULL;
                 fprintf(f, "killed by signal %d%s%s", r->signal, name ? " SIG" : "", name ? name : "");

@@ -438,6 +438,12 @@ static char *hint(const acs_report *r, const acs_mcp_policy *pol, double timeout
         case ACS_STATUS_MEMORY:
                 h = strdup("The program was killed at the memory limit. Use less memory.\n");
                 break;
+        case ACS_STATUS_CPU:
+                /* a larger "timeout" would not help: say so, or the model asks for one */
+                k = asprintf(&h, "The program was killed at the profile's CPU-time limit (%llu s of CPU); "
+                                 "a larger \"timeout\" does not raise it. Make it do less work.\n",
+                             (unsigned long long)r->limits.cpu_s);
+                break;
         default:
                 return NULL;
         }

@@ -191,7 +191,7 @@ static void test_results(void)
                 { ACS_STATUS_EXITED, 0, false, NULL },      { ACS_STATUS_EXITED, 1, true, NULL },
                 { ACS_STATUS_TIMEOUT, 124, true, "time limit" }, { ACS_STATUS_SIGNALED, 137, true, NULL },
                 { ACS_STATUS_MEMORY, 137, true, "memory" },  { ACS_STATUS_REJECTED, 126, true, "(pure-math)" },
-                { ACS_STATUS_ERROR, 125, true, NULL },
+                { ACS_STATUS_ERROR, 125, true, NULL },       { ACS_STATUS_CPU, 137, true, "CPU-time limit" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(v); i++) {
@@ -257,6 +257,8 @@ static void test_hints(void)
                 { &pol1, ACS_STATUS_TIMEOUT, 60, 60, "at most 60 s per call", "larger" },
                 { &pol1, ACS_STATUS_TIMEOUT, 120, 60, "time limit (120 s); this server allows at most 60 s", "larger" },
                 { &pol1, ACS_STATUS_TIMEOUT, 10, 10, "at most 10 s per call", "larger" },
+                { &pol1, ACS_STATUS_CPU, 5, 60, "killed: CPU-time limit of 7 s reached", "acs-launch error" },
+                { &pol1, ACS_STATUS_CPU, 5, 60, "does not raise it", "pass a larger" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(v); i++) {
@@ -265,6 +267,7 @@ static void test_hints(void)
                 char *text;
 
                 rep.limits.timeout_s = v[i].timeout_s;
+                rep.limits.cpu_s = 7;
                 r = acs_mcp_run_result(&rep, v[i].pol, v[i].cap);
                 text = text_of(r);
                 ok(text && strstr(text, v[i].want) && !strstr(text, v[i].never), "hint %zu says '%s', never '%s': %s", i,
