@@ -15,7 +15,7 @@ enum opt_id {
         OPT_PROFILE, OPT_WORKSPACE, OPT_TIMEOUT, OPT_MEMORY, OPT_MAX_TOKENS, OPT_NET,
         OPT_RO_BIND, OPT_BIND, OPT_TMPFS, OPT_SETENV, OPT_UNSETENV, OPT_CHDIR, OPT_APPLY,
         OPT_PATCH, OPT_KEEP, OPT_JSON, OPT_REPORT, OPT_QUIET, OPT_VERBOSE, OPT_VERSION,
-        OPT_HELP, OPT_CODE, OPT_MAX_CONCURRENCY, OPT_CPU,
+        OPT_HELP, OPT_CODE, OPT_MAX_CONCURRENCY, OPT_CPU, OPT_ALLOW_PROFILE, OPT_MAX_TIMEOUT,
 };
 
 typedef struct opt_def {
@@ -50,6 +50,8 @@ static const opt_def opts_table[] = {
         { "help", 'h', 0, OPT_HELP },
         { NULL, 'c', 1, OPT_CODE },
         { "max-concurrency", 0, 1, OPT_MAX_CONCURRENCY },
+        { "allow-profile", 0, 1, OPT_ALLOW_PROFILE },
+        { "max-timeout", 0, 1, OPT_MAX_TIMEOUT },
 };
 
 static const struct {
@@ -88,6 +90,7 @@ void acs_options_done(acs_options *o)
         free(o->report);
         free(o->code);
         acs_strv_free(o->args);
+        acs_strv_free(o->allow_profiles);
         *o = (acs_options){ 0 };
 }
 
@@ -132,7 +135,7 @@ static bool allowed_for(acs_command cmd, enum opt_id id)
                 return cmd == ACS_CMD_RUN || cmd == ACS_CMD_EXEC || cmd == ACS_CMD_APPLY;
         case OPT_CODE:
                 return cmd == ACS_CMD_RUN;
-        case OPT_MAX_CONCURRENCY:
+        case OPT_MAX_CONCURRENCY: case OPT_ALLOW_PROFILE: case OPT_MAX_TIMEOUT:
                 return cmd == ACS_CMD_MCP;
         case OPT_TIMEOUT: case OPT_MEMORY: case OPT_MAX_TOKENS: case OPT_NET:
                 return cmd == ACS_CMD_RUN || cmd == ACS_CMD_EXEC || cmd == ACS_CMD_MCP;
@@ -251,6 +254,17 @@ static int apply_opt(acs_options *o, const opt_def *d, const char *a, const char
                 o->max_concurrency = (unsigned)v;
                 return 0;
         }
+        case OPT_ALLOW_PROFILE:
+                /* what an MCP client may name: a name, never a path (see acs_profile_load_name) */
+                if (!acs_profile_name_valid(a))
+                        return acs_error_set(err, -EINVAL, "usage",
+                                             "--%s: expected a profile name on the search path (letters, digits, "
+                                             "'.', '_', '-'; no '/' and no .ini), got '%s'", d->lng, a);
+                return acs_strv_contains(o->allow_profiles, a) ? 0 : acs_strv_push(&o->allow_profiles, a);
+        case OPT_MAX_TIMEOUT:
+                if (acs_parse_seconds(a, &o->max_timeout) < 0 || o->max_timeout <= 0)
+                        return acs_error_set(err, -EINVAL, "usage", "--%s: expected seconds > 0, got '%s'", d->lng, a);
+                return 0;
         case OPT_RO_BIND:
         case OPT_BIND:
                 if ((r = check_dest(d->lng, b, err)) < 0)
@@ -544,7 +558,9 @@ static const struct {
           "  -p, --profile NAME|PATH   profile for execute_python (default 'default')\n"
           "  -w, --workspace DIR       host directory shown at /workspace in every call\n"
           "      --timeout SEC         --memory SIZE   --max-tokens N   --net none|loopback\n"
-          "      --max-concurrency N   tool calls run in parallel, 1 to 1024 (default: CPUs)\n" },
+          "      --max-concurrency N   tool calls run in parallel, 1 to 1024 (default: CPUs)\n"
+          "      --allow-profile NAME  a profile clients may choose besides --profile (repeatable)\n"
+          "      --max-timeout SEC     longest timeout a client may ask for (default 60)\n" },
         { ACS_CMD_APPLY,
           "Usage: acs-launch apply DIR --workspace W [--json] [--patch FILE|-]\n"
           "Apply a layer kept with --keep DIR to the workspace W, after review.\n\n"

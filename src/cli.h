@@ -57,6 +57,8 @@ typedef struct acs_options {
         unsigned max_concurrency; /* 0 = number of CPUs */
         /* command == ACS_CMD_HELP: whose usage (ACS_CMD_HELP: the overview) */
         acs_command help_topic;
+        char **allow_profiles;    /* --allow-profile NAME...: names only */
+        double max_timeout;       /* --max-timeout; 0 = the default (see acs_mcp_main) */
 } acs_options;
 
 void acs_options_done(acs_options *o);

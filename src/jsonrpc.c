@@ -40,12 +40,163 @@ static void set_invalid(acs_jrpc_msg *m, int code, const char *msg)
         m->err_msg = msg;
 }
 
+/* ---- raw tokens ------------------------------------------------------- */
+
+/*
+ * These scan text json-c has already accepted (strict mode), so they only
+ * need to find where a value ends, not to validate it.
+ */
+static bool is_ws(char c)
+{
+        return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static size_t skip_ws(const char *s, size_t n, size_t i)
+{
+        while (i < n && is_ws(s[i]))
+                i++;
+        return i;
+}
+
+/* The end (exclusive) of the JSON value starting at s[i]. */
+static size_t value_end(const char *s, size_t n, size_t i)
+{
+        size_t depth = 0;
+        bool in_str = false;
+
+        for (; i < n; i++) {
+                char c = s[i];
+
+                if (in_str) {
+                        if (c == '\\')
+                                i++;
+                        else if (c == '"') {
+                                in_str = false;
+                                if (depth == 0)
+                                        return i + 1;
+                        }
+                } else if (c == '"')
+                        in_str = true;
+                else if (c == '{' || c == '[')
+                        depth++;
+                else if (c == '}' || c == ']') {
+                        if (depth == 0)
+                                return i;
+                        if (--depth == 0)
+                                return i + 1;
+                } else if (depth == 0 && (c == ',' || c == ':' || is_ws(c)))
+                        return i;
+        }
+        return n;
+}
+
+/* One JSON value from s[0..n) (no NUL inside), or NULL. */
+static struct json_object *parse_len(const char *s, size_t n)
+{
+        struct json_tokener *tok = json_tokener_new_ex(JRPC_MAX_DEPTH);
+        struct json_object *o;
+
+        if (!tok)
+                return NULL;
+        json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+        o = json_tokener_parse_ex(tok, s, (int)n);
+        json_tokener_free(tok);
+        return o;
+}
+
+/* Does the JSON string token s[0..n) (quotes included) hold exactly key? */
+static bool key_equals(const char *s, size_t n, const char *key)
+{
+        struct json_object *o;
+        bool eq;
+
+        if (!memchr(s, '\\', n))
+                return n >= 2 && n - 2 == strlen(key) && memcmp(s + 1, key, n - 2) == 0;
+        o = parse_len(s, n);
+        eq = json_object_is_type(o, json_type_string) && (size_t)json_object_get_string_len(o) == strlen(key) &&
+             strcmp(json_object_get_string(o), key) == 0;
+        json_object_put(o);
+        return eq;
+}
+
+/* The raw text of member key of the object text s[0..n); the last one if repeated, as json-c keeps. */
+static bool raw_member(const char *s, size_t n, const char *key, const char **ret, size_t *ret_len)
+{
+        size_t i = skip_ws(s, n, 0);
+        bool found = false;
+
+        if (i >= n || s[i] != '{')
+                return false;
+        for (i++;;) {
+                size_t kend, vend;
+                bool match;
+
+                i = skip_ws(s, n, i);
+                if (i >= n || s[i] != '"')
+                        return found;
+                kend = value_end(s, n, i);
+                match = key_equals(s + i, kend - i, key);
+                i = skip_ws(s, n, kend);
+                if (i >= n || s[i] != ':')
+                        return found;
+                i = skip_ws(s, n, i + 1);
+                vend = value_end(s, n, i);
+                if (match) {
+                        *ret = s + i;
+                        *ret_len = vend - i;
+                        found = true;
+                }
+                i = skip_ws(s, n, vend);
+                if (i >= n || s[i] != ',')
+                        return found;
+                i++;
+        }
+}
+
+/* A JSON number as the grammar has it (json-c also takes NaN and Infinity, which JSON has not). */
+static bool json_number_text(const char *s, size_t n)
+{
+        size_t i = 0;
+
+        if (i < n && s[i] == '-')
+                i++;
+        if (i >= n || s[i] < '0' || s[i] > '9')
+                return false;
+        for (; i < n; i++)
+                if (!strchr("0123456789.eE+-", s[i]) || s[i] == '\0')
+                        return false;
+        return true;
+}
+
 /* MCP narrows JSON-RPC: an id is a string or a number, never null. */
-static bool id_usable(struct json_object *id)
+static bool id_usable(struct json_object *id, const char *raw, size_t raw_len)
 {
         json_type t = json_object_get_type(id);
 
-        return t == json_type_string || t == json_type_int || t == json_type_double;
+        if (t == json_type_string)
+                return raw_len >= 2 && raw[0] == '"';
+        return (t == json_type_int || t == json_type_double) && json_number_text(raw, raw_len);
+}
+
+char *acs_jrpc_id_key(struct json_object *id, const char *raw, size_t raw_len)
+{
+        if (json_object_is_type(id, json_type_string))
+                return acs_jrpc_to_line(id);
+        return strndup(raw, raw_len);
+}
+
+char *acs_jrpc_param_id_key(const acs_jrpc_msg *m, const char *member)
+{
+        struct json_object *v;
+        const char *praw, *raw;
+        size_t plen, len;
+
+        if (!m->raw || !json_object_is_type(m->params, json_type_object) ||
+            !json_object_object_get_ex(m->params, member, &v) ||
+            !raw_member(m->raw, m->raw_len, "params", &praw, &plen) || !raw_member(praw, plen, member, &raw, &len) ||
+            !id_usable(v, raw, len))
+                return NULL;
+        return acs_jrpc_id_key(v, raw, len);
 }
 
 /* A string member without embedded NULs, or NULL. */
@@ -64,8 +215,9 @@ static const char *get_plain_string(struct json_object *o)
 static int classify(acs_jrpc_msg *m)
 {
         struct json_object *root = m->root, *v, *id = NULL;
+        const char *version, *raw_id = NULL;
         bool has_id, has_method;
-        const char *version;
+        size_t raw_len = 0;
 
         if (json_object_is_type(root, json_type_array)) {
                 set_invalid(m, ACS_JRPC_INVALID_REQUEST,
@@ -78,11 +230,13 @@ static int classify(acs_jrpc_msg *m)
         }
 
         has_id = json_object_object_get_ex(root, "id", &id);
-        if (has_id && id_usable(id)) {
-                m->id_json = acs_jrpc_to_line(id);
-                if (!m->id_json)
+        if (has_id && raw_member(m->raw, m->raw_len, "id", &raw_id, &raw_len) && id_usable(id, raw_id, raw_len)) {
+                m->id_json = strndup(raw_id, raw_len);
+                m->id_key = acs_jrpc_id_key(id, raw_id, raw_len);
+                if (!m->id_json || !m->id_key)
                         return -ENOMEM;
-        }
+        } else
+                raw_id = NULL;
 
         version = json_object_object_get_ex(root, "jsonrpc", &v) ? get_plain_string(v) : NULL;
         if (!version || strcmp(version, "2.0") != 0) {
@@ -106,7 +260,7 @@ static int classify(acs_jrpc_msg *m)
                             "Invalid Request: \"method\" must be a non-empty string");
                 return 0;
         }
-        if (has_id && !id_usable(id)) {
+        if (has_id && !raw_id) {
                 set_invalid(m, ACS_JRPC_INVALID_REQUEST,
                             "Invalid Request: \"id\" must be a string or a number (not null)");
                 return 0;
@@ -136,6 +290,8 @@ int acs_jrpc_parse(const char *line, size_t len, acs_jrpc_msg *ret)
         }
         if (len > 0 && line[len - 1] == '\r')
                 len--;
+        ret->raw = line;
+        ret->raw_len = len;
         /* json-c would stop at a NUL byte; JSON text never contains one. */
         if (memchr(line, '\0', len)) {
                 set_invalid(ret, ACS_JRPC_PARSE_ERROR, "Parse error: NUL byte in message");
@@ -178,6 +334,7 @@ void acs_jrpc_msg_done(acs_jrpc_msg *m)
 {
         json_object_put(m->root);
         free(m->id_json);
+        free(m->id_key);
         *m = (acs_jrpc_msg){ 0 };
 }
 

@@ -33,7 +33,10 @@ typedef enum {
 typedef struct acs_jrpc_msg {
         acs_jrpc_kind kind;
         struct json_object *root;   /* owned */
-        char *id_json;              /* owned: the id serialised exactly as received; NULL if none/unusable */
+        char *id_json;              /* owned: the id's JSON text byte for byte as received; NULL if none/unusable */
+        char *id_key;               /* owned: the id for comparisons (acs_jrpc_id_key); NULL with id_json */
+        const char *raw;            /* borrowed: the line parsed, for acs_jrpc_param_id_key */
+        size_t raw_len;
         const char *method;         /* borrowed from root; NUL-free */
         struct json_object *params; /* borrowed from root; object or array, or NULL */
         int err_code;               /* ACS_JRPC_INVALID */
@@ -44,8 +47,22 @@ typedef struct acs_jrpc_msg {
  * Classify one line (without its '\n'; a trailing '\r' is tolerated).
  * Always fills ret (kind INVALID for anything malformed, including batch
  * arrays, which the 2025-06-18 protocol removed). Returns 0, or -ENOMEM.
+ * ret->raw points into line: valid while line is.
+ *
+ * The id is echoed exactly as the client wrote it: json-c saturates
+ * integers beyond 64 bits and re-escapes strings, so id_json is the raw
+ * token from the line, not json-c's serialisation of the value.
  */
 int acs_jrpc_parse(const char *line, size_t len, acs_jrpc_msg *ret);
+
+/*
+ * The key two ids are compared by (a request and a cancellation naming it):
+ * a string id by its value (however it was escaped), a number by its text
+ * as sent, so ids beyond 64 bits are never confused. Caller frees.
+ */
+char *acs_jrpc_id_key(struct json_object *id, const char *raw, size_t raw_len);
+/* acs_jrpc_id_key of params[member] (e.g. notifications/cancelled's "requestId"), or NULL. */
+char *acs_jrpc_param_id_key(const acs_jrpc_msg *m, const char *member);
 void acs_jrpc_msg_done(acs_jrpc_msg *m);
 
 /* True for a line that is only whitespace (skipped, not an error). */

@@ -75,34 +75,22 @@ struct json_object *acs_mcp_initialize_result(const char *version, const char *s
 
 /* ---- schemas ---------------------------------------------------------- */
 
-#define TIMEOUT_PROP                                                                                  \
-        "\"timeout\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"maximum\":86400,"                  \
-        "\"description\":\"Wall-clock limit in seconds; overrides the profile's timeout "             \
-        "(a profile may lock it)\"}"
-#define PROFILE_PROP(what)                                                                            \
-        "\"profile\":{\"type\":\"string\",\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$\","         \
-        "\"description\":\"Policy profile name " what "\"}"
-
+/* "timeout" and "profile" are added per server by tool_input(): they advertise its policy. */
 static const char python_input[] =
         "{\"type\":\"object\",\"properties\":{"
         "\"code\":{\"type\":\"string\",\"description\":\"Python 3 source, run like python3 -c "
-        "in a fresh sandbox with /workspace as the working directory\"},"
-        TIMEOUT_PROP ","
-        PROFILE_PROP("(default: the server's --profile, normally 'default'; others: pure-math, "
-                     "unsafe-python)")
+        "in a fresh sandbox with /workspace as the working directory\"}"
         "},\"required\":[\"code\"],\"additionalProperties\":false}";
 
 static const char command_input[] =
         "{\"type\":\"object\",\"properties\":{"
         "\"command\":{\"type\":\"string\",\"description\":\"Shell command line, run by /bin/sh -c "
-        "under the 'shell' profile in a fresh sandbox\"},"
-        TIMEOUT_PROP
+        "under the 'shell' profile in a fresh sandbox\"}"
         "},\"required\":[\"command\"],\"additionalProperties\":false}";
 
 static const char inspect_input[] =
         "{\"type\":\"object\",\"properties\":{"
-        "\"code\":{\"type\":\"string\",\"description\":\"Python 3 source to check; nothing runs\"},"
-        PROFILE_PROP("whose rules apply (default: the server's --profile)")
+        "\"code\":{\"type\":\"string\",\"description\":\"Python 3 source to check; nothing runs\"}"
         "},\"required\":[\"code\"],\"additionalProperties\":false}";
 
 static const struct tool_def {
@@ -129,14 +117,98 @@ static const struct tool_def {
                 inspect_input, acs_mcp_check_schema, true },
 };
 
-static struct json_object *tool_to_json(const struct tool_def *d)
+void acs_mcp_policy_done(acs_mcp_policy *pol)
+{
+        acs_strv_free(pol->profiles);
+        acs_strv_free(pol->descriptions);
+        *pol = (acs_mcp_policy){ 0 };
+}
+
+bool acs_mcp_policy_allows(const acs_mcp_policy *pol, const char *name)
+{
+        return name && acs_strv_contains(pol->profiles, name);
+}
+
+/* An integral number as a JSON integer (60, not 60.0), anything else as a double. */
+static struct json_object *json_number(double v)
+{
+        if (v == floor(v) && fabs(v) < 1e15)
+                return json_object_new_int64((int64_t)v);
+        return json_object_new_double(v);
+}
+
+static struct json_object *timeout_prop(const acs_mcp_policy *pol)
+{
+        struct json_object *t = json_object_new_object();
+        char desc[600];
+
+        snprintf(desc, sizeof(desc),
+                 "Wall-clock limit in seconds, at most %g on this server (default: the server's --timeout, else "
+                 "the profile's timeout; a profile may lock it). It does not raise the profile's CPU-time limit "
+                 "([limits] cpu), which bounds the CPU seconds the program uses separately: a program that "
+                 "keeps the CPU busy is stopped by that limit first.",
+                 pol->max_timeout);
+        json_object_object_add(t, "type", json_object_new_string("number"));
+        json_object_object_add(t, "exclusiveMinimum", json_object_new_int(0));
+        json_object_object_add(t, "maximum", json_number(pol->max_timeout));
+        json_object_object_add(t, "description", json_object_new_string(desc));
+        return t;
+}
+
+/* The enum is the policy; the description names each profile and says what it is. */
+static struct json_object *profile_prop(const acs_mcp_policy *pol, const char *what)
+{
+        struct json_object *p, *e = json_object_new_array();
+        _cleanup_free_ char *desc = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&desc, &len);
+
+        if (!f || !e) {
+                if (f)
+                        fclose(f);
+                json_object_put(e);
+                return NULL;
+        }
+        fprintf(f, "Policy profile %s (default: %s). This server allows:", what, pol->profiles[0]);
+        for (size_t i = 0; pol->profiles[i]; i++) {
+                json_object_array_add(e, json_object_new_string(pol->profiles[i]));
+                fprintf(f, "%s %s", i ? ";" : "", pol->profiles[i]);
+                if (pol->descriptions && pol->descriptions[i] && *pol->descriptions[i])
+                        fprintf(f, " (%s)", pol->descriptions[i]);
+        }
+        fputc('.', f);
+        if (fclose(f) != 0 || !(p = json_object_new_object())) {
+                json_object_put(e);
+                return NULL;
+        }
+        json_object_object_add(p, "type", json_object_new_string("string"));
+        json_object_object_add(p, "enum", e);
+        json_object_object_add(p, "description", json_object_new_string(desc));
+        return p;
+}
+
+static struct json_object *tool_input(const struct tool_def *d, acs_mcp_tool tool, const acs_mcp_policy *pol)
+{
+        struct json_object *in = json_tokener_parse(d->input), *props = NULL;
+
+        if (!in || !json_object_object_get_ex(in, "properties", &props))
+                return in;
+        if (tool != ACS_TOOL_INSPECT)
+                json_object_object_add(props, "timeout", timeout_prop(pol));
+        if (tool != ACS_TOOL_COMMAND)
+                json_object_object_add(props, "profile",
+                                       profile_prop(pol, tool == ACS_TOOL_INSPECT ? "whose rules apply" : "to run under"));
+        return in;
+}
+
+static struct json_object *tool_to_json(const struct tool_def *d, acs_mcp_tool tool, const acs_mcp_policy *pol)
 {
         struct json_object *t = json_object_new_object(), *ann = json_object_new_object();
 
         json_object_object_add(t, "name", json_object_new_string(d->name));
         json_object_object_add(t, "title", json_object_new_string(d->title));
         json_object_object_add(t, "description", json_object_new_string(d->description));
-        json_object_object_add(t, "inputSchema", json_tokener_parse(d->input));
+        json_object_object_add(t, "inputSchema", tool_input(d, tool, pol));
         json_object_object_add(t, "outputSchema", json_tokener_parse(d->output));
         json_object_object_add(ann, "title", json_object_new_string(d->title));
         json_object_object_add(ann, "readOnlyHint", json_object_new_boolean(d->read_only));
@@ -148,7 +220,7 @@ static struct json_object *tool_to_json(const struct tool_def *d)
         return t;
 }
 
-struct json_object *acs_mcp_tools_list_result(void)
+struct json_object *acs_mcp_tools_list_result(const acs_mcp_policy *pol)
 {
         struct json_object *r = json_object_new_object(), *arr = json_object_new_array();
 
@@ -158,7 +230,7 @@ struct json_object *acs_mcp_tools_list_result(void)
                 return NULL;
         }
         for (size_t i = 0; i < ELEMENTSOF(tool_defs); i++)
-                json_object_array_add(arr, tool_to_json(&tool_defs[i]));
+                json_object_array_add(arr, tool_to_json(&tool_defs[i], (acs_mcp_tool)i, pol));
         json_object_object_add(r, "tools", arr);
         return r;
 }
@@ -185,19 +257,19 @@ static int bad_params(int *ret_code, char *msg, size_t size, int r, const char *
         return r;
 }
 
-static bool profile_name_ok(const char *s, size_t len)
+/* "a, b, c" into buf: for messages. */
+static const char *allowed_list(const acs_mcp_policy *pol, char *buf, size_t size)
 {
-        if (len == 0 || len > 64 || s[0] == '.' || s[0] == '-' || s[0] == '_')
-                return false;
-        for (size_t i = 0; i < len; i++)
-                if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", s[i]) ||
-                    s[i] == '\0')
-                        return false;
-        return true;
+        size_t n = 0;
+
+        buf[0] = '\0';
+        for (size_t i = 0; pol->profiles[i] && n < size; i++)
+                n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? ", " : "", pol->profiles[i]);
+        return buf;
 }
 
-static int parse_arguments(const struct tool_def *d, acs_mcp_tool tool, struct json_object *args,
-                           acs_mcp_call *c, int *ret_code, char *msg, size_t size)
+static int parse_arguments(const acs_mcp_policy *pol, const struct tool_def *d, acs_mcp_tool tool,
+                           struct json_object *args, acs_mcp_call *c, int *ret_code, char *msg, size_t size)
 {
         const char *main_key = tool == ACS_TOOL_COMMAND ? "command" : "code";
         struct json_object *v;
@@ -242,22 +314,36 @@ static int parse_arguments(const struct tool_def *d, acs_mcp_tool tool, struct j
                         return bad_params(ret_code, msg, size, -EINVAL,
                                           "Invalid arguments for %s: \"timeout\" must be a number of seconds",
                                           d->name);
-                if (!isfinite(t) || t <= 0 || t > 86400)
+                if (!isfinite(t) || t <= 0)
                         return bad_params(ret_code, msg, size, -ERANGE,
-                                          "Invalid arguments for %s: \"timeout\" must be > 0 and <= 86400 seconds",
-                                          d->name);
+                                          "Invalid arguments for %s: \"timeout\" must be > 0 seconds", d->name);
+                if (t > pol->max_timeout)
+                        return bad_params(ret_code, msg, size, -EACCES,
+                                          "Not allowed: a timeout of %g s is over this server's limit of %g s "
+                                          "(its operator sets --max-timeout). Pass a timeout of at most %g s, "
+                                          "or none for the profile's own.",
+                                          t, pol->max_timeout, pol->max_timeout);
                 c->has_timeout = true;
                 c->timeout = t;
         }
         if (json_object_object_get_ex(args, "profile", &v)) {
                 const char *p = json_object_get_string(v);
+                char allowed[400];
 
-                /* Names only: a path would let a client pick any .ini file on the host. */
-                if (!json_object_is_type(v, json_type_string) ||
-                    !profile_name_ok(p, (size_t)json_object_get_string_len(v)))
+                if (!json_object_is_type(v, json_type_string))
                         return bad_params(ret_code, msg, size, -EINVAL,
-                                          "Invalid arguments for %s: \"profile\" must be a profile name "
-                                          "(letters, digits, '.', '_', '-'; not a path)", d->name);
+                                          "Invalid arguments for %s: \"profile\" must be a string", d->name);
+                /*
+                 * Only the operator's names, compared whole: the client's
+                 * string never reaches a file lookup (a path or "x.ini" would
+                 * let it pick any file on the host, its cwd's included).
+                 */
+                if (strlen(p) != (size_t)json_object_get_string_len(v) || !acs_mcp_policy_allows(pol, p))
+                        return bad_params(ret_code, msg, size, -EACCES,
+                                          "Not allowed: profile \"%.*s\" is not allowed on this server; it allows "
+                                          "%s (omit \"profile\" for %s).",
+                                          acs_jrpc_utf8_prefix(p, 64), p, allowed_list(pol, allowed, sizeof(allowed)),
+                                          pol->profiles[0]);
                 c->profile = strdup(p);
                 if (!c->profile)
                         return -ENOMEM;
@@ -265,8 +351,8 @@ static int parse_arguments(const struct tool_def *d, acs_mcp_tool tool, struct j
         return 0;
 }
 
-int acs_mcp_parse_call(struct json_object *params, acs_mcp_call *ret, int *ret_code, char *ret_msg,
-                       size_t msg_size)
+int acs_mcp_parse_call(const acs_mcp_policy *pol, struct json_object *params, acs_mcp_call *ret, int *ret_code,
+                       char *ret_msg, size_t msg_size)
 {
         struct json_object *v, *args = NULL;
         acs_mcp_call c = { 0 };
@@ -290,7 +376,7 @@ int acs_mcp_parse_call(struct json_object *params, acs_mcp_call *ret, int *ret_c
         json_object_object_get_ex(params, "arguments", &args);
         if (json_object_is_type(args, json_type_null))
                 args = NULL;
-        r = parse_arguments(&tool_defs[i], c.tool, args, &c, ret_code, ret_msg, msg_size);
+        r = parse_arguments(pol, &tool_defs[i], c.tool, args, &c, ret_code, ret_msg, msg_size);
         if (r < 0) {
                 acs_mcp_call_done(&c);
                 return r;
@@ -321,32 +407,59 @@ struct json_object *acs_mcp_error_result(const char *message)
         return text_result(message, NULL, true);
 }
 
-/* What the model should do next, for the outcomes it can fix. */
-static const char *hint(const acs_report *r)
+/* What the model should do next, for the outcomes it can fix: only what the server allows. */
+static char *hint(const acs_report *r, const acs_mcp_policy *pol, double timeout_cap)
 {
+        char *h = NULL, others[400];
+        size_t n = 0;
+        int k = 0;
+
         switch (r->status) {
         case ACS_STATUS_REJECTED:
-                return "Nothing ran. Rewrite the code without the constructs listed above, or pass a "
-                       "\"profile\" that allows them.\n";
+                others[0] = '\0';
+                for (size_t i = 0; pol->profiles[i]; i++)
+                        if (!r->profile || strcmp(pol->profiles[i], r->profile) != 0)
+                                n += (size_t)snprintf(others + n, n < sizeof(others) ? sizeof(others) - n : 0,
+                                                      "%s%s", n ? ", " : "", pol->profiles[i]);
+                if (n == 0)
+                        k = asprintf(&h, "Nothing ran. Rewrite the code without the constructs listed above.\n");
+                else
+                        k = asprintf(&h, "Nothing ran. Rewrite the code without the constructs listed above, or "
+                                         "pass a \"profile\" this server also allows (%s) if one fits the task.\n",
+                                     others);
+                break;
         case ACS_STATUS_TIMEOUT:
-                return "The program was killed at the time limit. Make it faster or pass a larger "
-                       "\"timeout\" (seconds).\n";
+                if (r->limits.timeout_s > 0 && r->limits.timeout_s < timeout_cap)
+                        k = asprintf(&h, "The program was killed at the time limit. Make it faster or pass a "
+                                         "larger \"timeout\" (at most %g s on this server).\n", timeout_cap);
+                else
+                        k = asprintf(&h, "The program was killed at its time limit (%g s); this server allows at "
+                                         "most %g s per call. Make it faster or split the work.\n",
+                                     r->limits.timeout_s, timeout_cap);
+                break;
         case ACS_STATUS_MEMORY:
-                return "The program was killed at the memory limit. Use less memory.\n";
+                h = strdup("The program was killed at the memory limit. Use less memory.\n");
+                break;
+        case ACS_STATUS_CPU:
+                /* a larger "timeout" would not help: say so, or the model asks for one */
+                k = asprintf(&h, "The program was killed at the profile's CPU-time limit (%llu s of CPU); "
+                                 "a larger \"timeout\" does not raise it. Make it do less work.\n",
+                             (unsigned long long)r->limits.cpu_s);
+                break;
         default:
                 return NULL;
         }
+        return k < 0 ? NULL : h;
 }
 
-struct json_object *acs_mcp_run_result(const acs_report *rep)
+struct json_object *acs_mcp_run_result(const acs_report *rep, const acs_mcp_policy *pol, double timeout_cap)
 {
         struct json_object *structured = acs_report_to_json(rep), *r;
         bool failed = !(rep->status == ACS_STATUS_EXITED && rep->exit_code == 0);
-        _cleanup_free_ char *summary = acs_report_summary(rep);
-        _cleanup_free_ char *text = NULL;
-        const char *h = hint(rep);
+        _cleanup_free_ char *h = hint(rep, pol, timeout_cap);
+        _cleanup_free_ char *text = acs_mcp_run_text(rep, h);
 
-        if (!structured || !summary || asprintf(&text, "%s%s", summary, h ? h : "") < 0) {
+        if (!structured || !text) {
                 json_object_put(structured);
                 return acs_mcp_error_result("acs-launch: out of memory building the result");
         }
@@ -390,10 +503,11 @@ static bool clip_report(acs_report *rep)
         return clip_text(&rep->err) || clip_text(&rep->out);
 }
 
-struct json_object *acs_mcp_run_result_fit(acs_report *rep, size_t max)
+struct json_object *acs_mcp_run_result_fit(acs_report *rep, size_t max, const acs_mcp_policy *pol,
+                                           double timeout_cap)
 {
         for (;;) {
-                struct json_object *r = acs_mcp_run_result(rep);
+                struct json_object *r = acs_mcp_run_result(rep, pol, timeout_cap);
                 const char *line = r ? json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN |
                                                                                   JSON_C_TO_STRING_NOSLASHESCAPE)
                                      : NULL;

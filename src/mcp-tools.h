@@ -27,12 +27,29 @@ typedef struct acs_mcp_call {
 
 void acs_mcp_call_done(acs_mcp_call *c);
 
+/*
+ * The operator's policy (acs-launch mcp --profile, --allow-profile,
+ * --max-timeout), which the client's arguments cannot widen. A client's
+ * "profile" is compared with these names and never used otherwise; the
+ * server loads the one chosen (see acs_mcp_policy_load in mcp-policy.h).
+ */
+typedef struct acs_mcp_policy {
+        char **profiles;     /* names a client may pass; [0] stands for the server's --profile */
+        char **descriptions; /* each profile's description ("" if none), for the inputSchema */
+        const char *default_ref; /* the --profile as the operator gave it (NAME or PATH) */
+        double max_timeout;  /* cap on a call's "timeout", seconds, > 0 */
+} acs_mcp_policy;
+
+void acs_mcp_policy_done(acs_mcp_policy *pol);
+bool acs_mcp_policy_allows(const acs_mcp_policy *pol, const char *name);
+
 /* The version to answer with: the client's if supported, else our latest. */
 const char *acs_mcp_negotiate_version(const char *requested);
 
 /* Result objects; NULL only on allocation failure. Caller owns (json_object_put). */
 struct json_object *acs_mcp_initialize_result(const char *version, const char *server_version);
-struct json_object *acs_mcp_tools_list_result(void);
+/* The tools' inputSchema advertises exactly what pol allows (profile enum, timeout maximum). */
+struct json_object *acs_mcp_tools_list_result(const acs_mcp_policy *pol);
 
 /*
  * Whether a tool's argument validation error is a tool execution error
@@ -49,16 +66,19 @@ bool acs_mcp_input_errors_are_tool_errors(const char *version);
  *                    "arguments" not an object): always a JSON-RPC error;
  *   -ENOENT          unknown tool: always a JSON-RPC error;
  *   -EINVAL, -ERANGE the arguments do not satisfy the tool's inputSchema:
- *                    see acs_mcp_input_errors_are_tool_errors().
+ *                    see acs_mcp_input_errors_are_tool_errors();
+ *   -EACCES          a profile or timeout the server's policy does not allow:
+ *                    always a tool error (isError), which the model can act on.
  */
-int acs_mcp_parse_call(struct json_object *params, acs_mcp_call *ret, int *ret_code, char *ret_msg,
-                       size_t msg_size);
+int acs_mcp_parse_call(const acs_mcp_policy *pol, struct json_object *params, acs_mcp_call *ret, int *ret_code,
+                       char *ret_msg, size_t msg_size);
 
 /*
- * CallToolResult for a finished run (text: acs_report_summary() plus what to
- * do next; isError unless it exited 0), a scan, or a failure before any report.
+ * CallToolResult for a finished run (text: acs_mcp_run_text() plus what to
+ * do next, suggesting only what pol allows, a timeout up to timeout_cap;
+ * isError unless it exited 0), a scan, or a failure before any report.
  */
-struct json_object *acs_mcp_run_result(const acs_report *rep);
+struct json_object *acs_mcp_run_result(const acs_report *rep, const acs_mcp_policy *pol, double timeout_cap);
 /*
  * The same, at most max bytes once serialised as one line: when it is
  * longer, rep is clipped - first the patch, then the file lists (halved
@@ -66,7 +86,17 @@ struct json_object *acs_mcp_run_result(const acs_report *rep);
  * texts (their heads kept) - and the result built again. The report's
  * status, exit code and counts always come back.
  */
-struct json_object *acs_mcp_run_result_fit(acs_report *rep, size_t max);
+struct json_object *acs_mcp_run_result_fit(acs_report *rep, size_t max, const acs_mcp_policy *pol,
+                                           double timeout_cap);
+/*
+ * The text summary of a run for the model (pure; valid UTF-8; caller frees,
+ * NULL on allocation failure): our status line and findings, then each
+ * stream under a header line with its byte count, fenced by more backticks
+ * than any run of backticks in it, so nothing the program prints can pass
+ * for a line of ours; then the changed files (names escaped onto one line)
+ * and hint, if any.
+ */
+char *acs_mcp_run_text(const acs_report *rep, const char *hint);
 /* inspect_code_security: structuredContent is what `acs-launch check --json` prints (acs-check/1). */
 struct json_object *acs_mcp_scan_result(const char *profile, const char *file, const acs_scan_result *scan);
 struct json_object *acs_mcp_error_result(const char *message);

@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "jsonrpc.h"
+#include "mcp-policy.h"
 #include "mcp-worker.h"
 #include "profile.h"
 #include "run.h"
@@ -33,15 +34,6 @@ static struct json_object *error_result(const char *fmt, ...)
         return acs_mcp_error_result(msg);
 }
 
-static const char *profile_for(const acs_options *o, const acs_mcp_call *c)
-{
-        if (c->profile)
-                return c->profile;
-        if (c->tool == ACS_TOOL_COMMAND)
-                return "shell";
-        return o->profile ? o->profile : "default";
-}
-
 static struct json_object *inspect(const acs_profile *p, const acs_mcp_call *c)
 {
         acs_scan_result scan = { 0 };
@@ -51,12 +43,13 @@ static struct json_object *inspect(const acs_profile *p, const acs_mcp_call *c)
         /* In a child under the profile's limits; the code is text, as execute_python's -c. */
         if (acs_scan_bounded(p, c->code, c->code_len, "<string>", true, &scan, &err) < 0)
                 return error_result("The scan failed (%s): %s", err.stage, err.msg);
-        r = acs_mcp_scan_result(p->name ? p->name : c->profile ? c->profile : "default", "<string>", &scan);
+        r = acs_mcp_scan_result(p->name, "<string>", &scan);
         acs_scan_result_done(&scan);
         return r;
 }
 
-struct json_object *acs_mcp_execute(const acs_options *o, const acs_mcp_call *c, int cancel_fd)
+struct json_object *acs_mcp_execute(const acs_options *o, const acs_mcp_policy *pol, const acs_mcp_call *c,
+                                    int cancel_fd)
 {
         _cleanup_profile_ acs_profile *p = NULL;
         char *sh_argv[] = { (char *)"/bin/sh", (char *)"-c", c->code, NULL };
@@ -65,9 +58,10 @@ struct json_object *acs_mcp_execute(const acs_options *o, const acs_mcp_call *c,
         acs_error err = { 0 };
         struct json_object *r;
         acs_options ro;
+        double timeout_cap;
 
-        if (acs_profile_load(profile_for(o, c), &p, &err) < 0)
-                return error_result("Cannot load profile '%s': %s", profile_for(o, c), err.msg);
+        if (acs_mcp_call_profile(pol, c, &p, &timeout_cap, &err) < 0)
+                return error_result("Cannot load the profile: %s", err.msg);
         if (c->tool == ACS_TOOL_INSPECT)
                 return inspect(p, c);
 
@@ -102,7 +96,7 @@ struct json_object *acs_mcp_execute(const acs_options *o, const acs_mcp_call *c,
                 return error_result("acs-launch could not run it (%s): %s", err.stage, err.msg);
         }
         /* never lose the whole result to the server's bound: clip the report to fit */
-        r = acs_mcp_run_result_fit(&rep, ACS_MCP_MAX_RESULT - 1);
+        r = acs_mcp_run_result_fit(&rep, ACS_MCP_MAX_RESULT - 1, pol, timeout_cap);
         acs_report_done(&rep);
         return r;
 }
@@ -119,8 +113,8 @@ static void close_others(int a, int b)
         close_range((unsigned)hi + 1, ~0U, 0);
 }
 
-_noreturn_ void acs_mcp_worker(const acs_options *o, const acs_mcp_call *c, int result_fd, int cancel_fd,
-                               const sigset_t *mask, pid_t server)
+_noreturn_ void acs_mcp_worker(const acs_options *o, const acs_mcp_policy *pol, const acs_mcp_call *c,
+                               int result_fd, int cancel_fd, const sigset_t *mask, pid_t server)
 {
         struct sigaction dfl = { .sa_handler = SIG_DFL };
         struct json_object *res;
@@ -140,7 +134,7 @@ _noreturn_ void acs_mcp_worker(const acs_options *o, const acs_mcp_call *c, int 
                 _exit(1);
         close_others(result_fd, cancel_fd);
 
-        res = acs_mcp_execute(o, c, cancel_fd);
+        res = acs_mcp_execute(o, pol, c, cancel_fd);
         line = res ? acs_jrpc_to_line(res) : NULL;
         if (!line)
                 _exit(1);

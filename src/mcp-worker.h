@@ -17,12 +17,13 @@ struct json_object;
  * allocation failure): a run report, a scan result, or a tool error saying
  * what went wrong (unknown profile, a locked limit, a launcher failure).
  */
-struct json_object *acs_mcp_execute(const acs_options *o, const acs_mcp_call *c, int cancel_fd);
+struct json_object *acs_mcp_execute(const acs_options *o, const acs_mcp_policy *pol, const acs_mcp_call *c,
+                                    int cancel_fd);
 
 /*
  * In the child after fork: become a process group leader, restore the
  * signal mask, tie our life to the server's, keep only our pipes, run the
  * call, write the result as one line to result_fd and _exit.
  */
-_noreturn_ void acs_mcp_worker(const acs_options *o, const acs_mcp_call *c, int result_fd, int cancel_fd,
-                               const sigset_t *mask, pid_t server);
+_noreturn_ void acs_mcp_worker(const acs_options *o, const acs_mcp_policy *pol, const acs_mcp_call *c,
+                               int result_fd, int cancel_fd, const sigset_t *mask, pid_t server);

@@ -14,6 +14,11 @@
  *
  * Stdout carries only JSON-RPC lines; the worker's stdout is redirected to
  * stderr so that nothing in a run can write into the protocol stream.
+ * Replies are queued and written only as far as stdout takes them without
+ * blocking: a client that stops reading must not stop the loop (signals,
+ * reaping, cancellation). While the queue is over a bound, the server stops
+ * reading requests and starting calls, so a client that never reads cannot
+ * make it hold more than that bound plus the results of the calls running.
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -32,6 +37,8 @@
 #include "mcp-tools.h"
 #include "diff.h"
 #include "mcp.h"
+#include "mcp-out.h"
+#include "mcp-policy.h"
 #include "mcp-worker.h"
 
 /* Bounds on what a client can make the server hold. */
@@ -39,12 +46,15 @@
 #define MAX_QUEUED 1024u
 #define MAX_QUEUED_BYTES (256u << 20)
 #define MAX_RESULT ACS_MCP_MAX_RESULT
+/* Replies queued for a slow client beyond this: read no more requests, start no more calls. */
+#define OUT_PAUSE (4u << 20)
 /* After a cancellation the engine gets this long to stop the sandbox itself before SIGKILL. */
 #define CANCEL_GRACE_MS 500
 
 typedef struct mcp_job {
         struct mcp_job *next;
-        char *id_json;
+        char *id_json; /* echoed in the response, as the client wrote it */
+        char *id_key;  /* matched by notifications/cancelled */
         acs_mcp_call call;
         pid_t pid;      /* 0 while queued */
         int out_fd;     /* result pipe, read end */
@@ -58,6 +68,7 @@ typedef struct mcp_job {
 
 typedef struct mcp_server {
         const acs_options *opts;
+        acs_mcp_policy policy;
         unsigned max_running, n_running;
         mcp_job *running;
         mcp_job *queue, **queue_tail;
@@ -70,6 +81,7 @@ typedef struct mcp_server {
         char *in;
         size_t in_len, in_cap, in_scanned;
         bool discarding, in_eof;
+        acs_mcp_out out;    /* replies not yet taken by stdout */
 } mcp_server;
 
 static uint64_t now_ms(void)
@@ -80,22 +92,34 @@ static uint64_t now_ms(void)
         return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Send one message line; a client that went away ends the server like EOF does. */
+static size_t out_pending(const mcp_server *s)
+{
+        return acs_mcp_out_pending(&s->out);
+}
+
+/* Write what stdout takes now; a client that went away ends the server like EOF does. */
+static void out_flush(mcp_server *s)
+{
+        if (acs_mcp_out_flush(&s->out, STDOUT_FILENO) < 0) {
+                acs_log(2, "mcp: stdout closed, shutting down");
+                s->stop = true;
+        }
+}
+
+/* Queue one message line (and write what stdout takes at once). */
 static void send_line(mcp_server *s, char *line)
 {
-        size_t len;
-
         if (!line) {
                 acs_log(0, "mcp: out of memory building a response");
                 return;
         }
-        len = strlen(line);
-        line[len] = '\n'; /* replaces the NUL: we own the buffer and write len + 1 bytes */
-        if (acs_write_all(STDOUT_FILENO, line, len + 1) < 0) {
-                acs_log(2, "mcp: stdout closed, shutting down");
+        if (acs_mcp_out_push(&s->out, line, strlen(line)) < 0) {
+                /* A reply can be delayed, never dropped: without memory, stop like a dead client. */
+                acs_log(0, "mcp: out of memory queueing a response, shutting down");
                 s->stop = true;
         }
         free(line);
+        out_flush(s);
 }
 
 static void reply_error(mcp_server *s, const char *id_json, int code, const char *msg)
@@ -128,6 +152,7 @@ static void job_free(mcp_job *j)
         if (j->cancel_fd >= 0)
                 close(j->cancel_fd);
         free(j->id_json);
+        free(j->id_key);
         acs_mcp_call_done(&j->call);
         free(j->buf);
         free(j);
@@ -159,7 +184,7 @@ static int job_start(mcp_server *s, mcp_job *j)
                 return r;
         }
         if (pid == 0)
-                acs_mcp_worker(s->opts, &j->call, res[1], can[0], &s->oldmask, s->pid);
+                acs_mcp_worker(s->opts, &s->policy, &j->call, res[1], can[0], &s->oldmask, s->pid);
 
         /* Also here, so that a cancel right after fork finds the group (the child races us). */
         (void)setpgid(pid, pid);
@@ -182,7 +207,7 @@ static void job_kill(mcp_job *j)
 
 static void start_queued(mcp_server *s)
 {
-        while (!s->stop && s->queue && s->n_running < s->max_running) {
+        while (!s->stop && s->queue && s->n_running < s->max_running && out_pending(s) < OUT_PAUSE) {
                 mcp_job *j = s->queue;
                 int r;
 
@@ -303,12 +328,12 @@ static bool id_matches(const char *a, const char *b)
         return a && b && strcmp(a, b) == 0;
 }
 
-static void cancel_request(mcp_server *s, const char *id_json)
+static void cancel_request(mcp_server *s, const char *id_key)
 {
         for (mcp_job **pp = &s->queue; *pp; pp = &(*pp)->next) {
                 mcp_job *j = *pp;
 
-                if (!id_matches(j->id_json, id_json))
+                if (!id_matches(j->id_key, id_key))
                         continue;
                 *pp = j->next;
                 if (s->queue_tail == &j->next)
@@ -319,7 +344,7 @@ static void cancel_request(mcp_server *s, const char *id_json)
                 return;
         }
         for (mcp_job *j = s->running; j; j = j->next) {
-                if (!id_matches(j->id_json, id_json) || j->cancelled)
+                if (!id_matches(j->id_key, id_key) || j->cancelled)
                         continue;
                 j->cancelled = true;
                 /* Ask the engine first (it cleans up); SIGKILL the group if it has not ended soon. */
@@ -378,7 +403,7 @@ static void handle_initialize(mcp_server *s, const acs_jrpc_msg *m)
 
 static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
 {
-        char msg[512];
+        char msg[1024];
         mcp_job *j;
         int code = 0, r;
 
@@ -393,8 +418,9 @@ static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
                 return;
         }
         j->out_fd = j->cancel_fd = -1;
-        r = acs_mcp_parse_call(m->params, &j->call, &code, msg, sizeof(msg));
-        if ((r == -EINVAL || r == -ERANGE) && acs_mcp_input_errors_are_tool_errors(s->version)) {
+        r = acs_mcp_parse_call(&s->policy, m->params, &j->call, &code, msg, sizeof(msg));
+        /* The server's policy refusing a profile or a timeout is for the model to read, in any version. */
+        if (r == -EACCES || ((r == -EINVAL || r == -ERANGE) && acs_mcp_input_errors_are_tool_errors(s->version))) {
                 /* SEP-1303: the model sees what was wrong with its arguments */
                 reply_result(s, m->id_json, acs_mcp_error_result(msg));
                 job_free(j);
@@ -407,7 +433,8 @@ static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
                 return;
         }
         j->id_json = strdup(m->id_json);
-        if (!j->id_json) {
+        j->id_key = strdup(m->id_key);
+        if (!j->id_json || !j->id_key) {
                 reply_error(s, m->id_json, ACS_JRPC_INTERNAL_ERROR, "Internal error: out of memory");
                 job_free(j);
                 return;
@@ -433,7 +460,7 @@ static void handle_request(mcp_server *s, const acs_jrpc_msg *m)
         else if (strcmp(m->method, "ping") == 0)
                 reply_result(s, m->id_json, json_object_new_object());
         else if (strcmp(m->method, "tools/list") == 0)
-                reply_result(s, m->id_json, acs_mcp_tools_list_result());
+                reply_result(s, m->id_json, acs_mcp_tools_list_result(&s->policy));
         else if (strcmp(m->method, "tools/call") == 0)
                 handle_call(s, m);
         else {
@@ -445,15 +472,9 @@ static void handle_request(mcp_server *s, const acs_jrpc_msg *m)
 
 static void handle_notification(mcp_server *s, const acs_jrpc_msg *m)
 {
-        struct json_object *v;
-
         if (strcmp(m->method, "notifications/cancelled") == 0) {
-                _cleanup_free_ char *id = NULL;
+                _cleanup_free_ char *id = acs_jrpc_param_id_key(m, "requestId");
 
-                if (!json_object_is_type(m->params, json_type_object) ||
-                    !json_object_object_get_ex(m->params, "requestId", &v))
-                        return;
-                id = acs_jrpc_to_line(v);
                 if (id)
                         cancel_request(s, id);
         }
@@ -569,40 +590,6 @@ static void handle_signals(mcp_server *s)
         }
 }
 
-static void serve(mcp_server *s)
-{
-        while (!s->stop && !s->in_eof) {
-                size_t n = 0, max = 2 + s->n_running;
-                struct pollfd pfd[max];
-                mcp_job *owner[max];
-
-                pfd[n++] = (struct pollfd){ .fd = s->sfd, .events = POLLIN };
-                pfd[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
-                for (mcp_job *j = s->running; j; j = j->next)
-                        if (!j->eof) {
-                                owner[n] = j;
-                                pfd[n++] = (struct pollfd){ .fd = j->out_fd, .events = POLLIN };
-                        }
-                if (poll(pfd, n, poll_timeout(s)) < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        acs_log(0, "mcp: poll: %m");
-                        break;
-                }
-                if (pfd[0].revents)
-                        handle_signals(s);
-                for (size_t i = 2; i < n; i++)
-                        if (pfd[i].revents)
-                                job_read(owner[i]);
-                kill_overdue(s);
-                jobs_collect(s);
-                /* Results first, then new input: a reply never waits behind a flood of requests. */
-                if (!s->stop && pfd[1].revents)
-                        input_read(s);
-                start_queued(s);
-        }
-}
-
 /* EOF, a signal or a dead client: no call outlives the server. */
 static void shutdown_jobs(mcp_server *s)
 {
@@ -622,6 +609,58 @@ static void shutdown_jobs(mcp_server *s)
                                 ;
                 s->running = j->next;
                 job_free(j);
+        }
+}
+
+static void serve(mcp_server *s)
+{
+        bool jobs_ended = false;
+
+        while (!s->stop) {
+                size_t n = 0, max = 3 + s->n_running, in_i = 0, out_i = 0;
+                struct pollfd pfd[max];
+                mcp_job *owner[max];
+
+                /* EOF: no call outlives it; the replies already queued still go out. */
+                if (s->in_eof && !jobs_ended) {
+                        shutdown_jobs(s);
+                        jobs_ended = true;
+                }
+                if (s->in_eof && out_pending(s) == 0)
+                        break;
+                pfd[n++] = (struct pollfd){ .fd = s->sfd, .events = POLLIN };
+                if (!s->in_eof && out_pending(s) < OUT_PAUSE) {
+                        in_i = n;
+                        pfd[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+                }
+                if (out_pending(s) > 0) {
+                        out_i = n;
+                        pfd[n++] = (struct pollfd){ .fd = STDOUT_FILENO, .events = POLLOUT };
+                }
+                for (mcp_job *j = s->running; j; j = j->next)
+                        if (!j->eof) {
+                                owner[n] = j;
+                                pfd[n++] = (struct pollfd){ .fd = j->out_fd, .events = POLLIN };
+                        }
+                if (poll(pfd, n, poll_timeout(s)) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        acs_log(0, "mcp: poll: %m");
+                        break;
+                }
+                if (pfd[0].revents)
+                        handle_signals(s);
+                if (out_i && pfd[out_i].revents)
+                        out_flush(s);
+                for (size_t i = 1; i < n; i++)
+                        if (i != in_i && i != out_i && pfd[i].revents)
+                                job_read(owner[i]);
+                kill_overdue(s);
+                jobs_collect(s);
+                /* Results first, then new input: a reply never waits behind a flood of requests. */
+                if (!s->stop && in_i && pfd[in_i].revents)
+                        input_read(s);
+                start_queued(s);
         }
 }
 
@@ -645,6 +684,12 @@ int acs_mcp_main(const acs_options *o)
         sigset_t mask;
         acs_error perr = { 0 };
 
+        if (acs_mcp_policy_load(o, &s.policy, &perr) < 0) {
+                fprintf(stderr, "acs-launch mcp: %s\n", perr.msg);
+                return 125;
+        }
+        acs_mcp_out_init(&s.out, STDOUT_FILENO);
+
         /* Load libgit2 (whose init reads the CA bundle, ~10 ms)
          * once here: every forked worker inherits it ready. */
         if (acs_diff_preload(true, &perr) < 0)
@@ -661,22 +706,27 @@ int acs_mcp_main(const acs_options *o)
         sigaddset(&mask, SIGHUP);
         if (sigprocmask(SIG_BLOCK, &mask, &s.oldmask) < 0) {
                 acs_log(0, "mcp: sigprocmask: %m");
+                acs_mcp_policy_done(&s.policy);
                 return 125;
         }
         s.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
         if (s.sfd < 0) {
                 acs_log(0, "mcp: signalfd: %m");
                 sigprocmask(SIG_SETMASK, &s.oldmask, NULL);
+                acs_mcp_policy_done(&s.policy);
                 return 125;
         }
         /* A client that closes our stdout must surface as EPIPE, not kill us mid-cleanup. */
         sigaction(SIGPIPE, &ign, &old_pipe);
 
-        acs_log(2, "mcp: serving on stdio, at most %u concurrent calls", s.max_running);
+        acs_log(2, "mcp: serving on stdio, at most %u concurrent calls, profiles allowed: %zu, timeout at most %g s",
+                s.max_running, acs_strv_length(s.policy.profiles), s.policy.max_timeout);
         serve(&s);
         shutdown_jobs(&s);
 
         free(s.in);
+        acs_mcp_out_done(&s.out);
+        acs_mcp_policy_done(&s.policy);
         close(s.sfd);
         sigaction(SIGPIPE, &old_pipe, NULL);
         sigprocmask(SIG_SETMASK, &s.oldmask, NULL);

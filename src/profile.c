@@ -646,6 +646,42 @@ int acs_profile_load(const char *name_or_path, acs_profile **ret, acs_error *err
         return r;
 }
 
+bool acs_profile_name_valid(const char *s)
+{
+        size_t n = strlen(s);
+
+        if (n == 0 || n > ACS_PROFILE_NAME_MAX || !isalnum((unsigned char)s[0]))
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!isascii((unsigned char)s[i]) || !(isalnum((unsigned char)s[i]) || strchr("._-", s[i])))
+                        return false;
+        /* "x.ini" names a file in the cwd to acs_profile_load: never a name */
+        return !(n >= 4 && strcmp(s + n - 4, ".ini") == 0);
+}
+
+int acs_profile_load_name(const char *name, acs_profile **ret, acs_error *err)
+{
+        _cleanup_strv_free_ char **search = acs_profile_search_path();
+        _cleanup_strv_free_ char **abs = NULL;
+        int r;
+
+        if (!acs_profile_name_valid(name))
+                return acs_error_set(err, -EINVAL, "profile",
+                                     "'%.80s' is not a profile name (expected a letter or digit, then letters, "
+                                     "digits, '.', '_' and '-', at most %d, no '/' and no '.ini')",
+                                     name, ACS_PROFILE_NAME_MAX);
+        if (!search || !(abs = calloc(1, sizeof(char *))))
+                return acs_error_set(err, -ENOMEM, "profile", "out of memory");
+        /* A relative entry of $ACS_PROFILE_PATH would be the cwd's: skipped. */
+        for (char **d = search; *d; d++)
+                if (**d == '/' && acs_strv_push(&abs, *d) < 0)
+                        return acs_error_set(err, -ENOMEM, "profile", "out of memory");
+        r = load_with(abs, name, ret, err);
+        if (r < 0 && err)
+                err->exit_status = 125;
+        return r;
+}
+
 static int ini_filter(const struct dirent *d)
 {
         size_t n = strlen(d->d_name);

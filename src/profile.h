@@ -89,6 +89,17 @@ int acs_profile_parse(const char *text, const char *filename, const char *name,
 /* Search path (interfaces.md §2) and loading by NAME or PATH. */
 char **acs_profile_search_path(void);
 int acs_profile_load(const char *name_or_path, acs_profile **ret, acs_error *err);
+/*
+ * Loading by NAME only, for a name that does not come from the operator
+ * (an MCP client's "profile"): a name is [A-Za-z0-9][A-Za-z0-9._-]*, at most
+ * ACS_PROFILE_NAME_MAX bytes, and does not end in ".ini" (which
+ * acs_profile_load would read as a path). acs_profile_load_name refuses
+ * anything else and searches only the absolute directories of the search
+ * path: nothing is ever looked up relative to the working directory.
+ */
+#define ACS_PROFILE_NAME_MAX 64
+bool acs_profile_name_valid(const char *s); /* pure */
+int acs_profile_load_name(const char *name, acs_profile **ret, acs_error *err);
 /* "acs-launch profiles": name, description, path of each profile on the path. */
 int acs_profile_list(FILE *out, acs_error *err);
 

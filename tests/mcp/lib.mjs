@@ -124,10 +124,11 @@ export function sleeperCode(marker) {
 
 // A raw server: write lines, read parsed response lines.
 export class RawServer {
-  constructor(args = [], env = {}) {
+  constructor(args = [], env = {}, { cwd } = {}) {
     this.proc = spawn(ACS, ['mcp', ...args], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, ...env },
+      cwd,
     });
     this.lines = [];
     this.rawStdout = '';

@@ -127,7 +127,7 @@ export function register() {
   });
 
   test('raw cancellation sends no response', async (t) => {
-    const s = new RawServer();
+    const s = new RawServer(['--allow-profile', 'unsafe-python']);
     await s.initialize();
     const marker = uniqueMarker('acsr');
     s.send({ jsonrpc: '2.0', id: 50, method: 'tools/call',
@@ -146,7 +146,7 @@ export function register() {
   });
 
   test('raw queued call cancelled', async (t) => {
-    const s = new RawServer(['--max-concurrency', '1']);
+    const s = new RawServer(['--max-concurrency', '1', '--allow-profile', 'unsafe-python']);
     await s.initialize();
     const marker = uniqueMarker('acsq');
     const call = (id, code) => s.send({ jsonrpc: '2.0', id, method: 'tools/call',
@@ -164,7 +164,7 @@ export function register() {
   });
 
   test('raw EOF kills in-flight calls', async (t) => {
-    const s = new RawServer();
+    const s = new RawServer(['--allow-profile', 'unsafe-python']);
     await s.initialize();
     const marker = uniqueMarker('acse');
     s.send({ jsonrpc: '2.0', id: 70, method: 'tools/call',
@@ -176,7 +176,7 @@ export function register() {
   });
 
   test('raw SIGTERM', async (t) => {
-    const s = new RawServer();
+    const s = new RawServer(['--allow-profile', 'unsafe-python']);
     await s.initialize();
     const marker = uniqueMarker('acst');
     s.send({ jsonrpc: '2.0', id: 80, method: 'tools/call',
@@ -194,7 +194,7 @@ export function register() {
     writeFileSync(join(dir, 'data.txt'), 'from-the-host\n');
     chmodSync(join(dir, 'data.txt'), 0o644);
     try {
-      const s = new RawServer(['--workspace', dir, '--profile', 'pure-math']);
+      const s = new RawServer(['--workspace', dir, '--profile', 'pure-math', '--allow-profile', 'default']);
       await s.initialize();
       const callTool = (id, name, args) => s.request(id, 'tools/call', { name, arguments: args });
       let m = await callTool(1, 'execute_command', { command: 'cat /workspace/data.txt; echo new > /workspace/out.txt' });
@@ -205,7 +205,7 @@ export function register() {
       m = await callTool(2, 'execute_python', { code: 'print(2 + 2)' });
       t.is(m?.result?.structuredContent?.profile, 'pure-math', '--profile is the default of execute_python');
       m = await callTool(3, 'execute_python', { code: 'print(1)', profile: 'default' });
-      t.is(m?.result?.structuredContent?.profile, 'default', 'the profile argument overrides it');
+      t.is(m?.result?.structuredContent?.profile, 'default', 'the profile argument overrides it (--allow-profile)');
       m = await callTool(4, 'execute_command', { command: 'true' });
       t.is(m?.result?.structuredContent?.profile, 'shell', 'execute_command always uses shell');
       t.is((await s.close()).code, 0, 'exit 0');

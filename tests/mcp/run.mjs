@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Entry point: raw-line tests always; SDK tests when the pinned SDK is installed.
+// "security" runs only the attack tests (tests/security/mcp.sh).
 // Emits one TAP stream. Env: ACS_BUILDDIR, ACS_SRCDIR (as for the shell tests).
 import { runAll, finish, loadSdk, test } from './lib.mjs';
 import { register as registerRaw } from './raw.mjs';
 import { register as registerSdk } from './sdk.mjs';
+import { register as registerSecurity } from './security.mjs';
 
-const only = process.argv[2]; // "raw" | "sdk" | undefined
-if (only !== 'sdk') registerRaw();
-if (only !== 'raw') {
+const only = process.argv[2]; // "raw" | "sdk" | "security" | undefined
+if (only === 'security') registerSecurity();
+if (only === undefined || only === 'raw') registerRaw();
+if (only === undefined || only === 'sdk') {
   const sdk = await loadSdk();
   if (sdk) {
     console.log(`# MCP SDK from ${sdk.dir}`);

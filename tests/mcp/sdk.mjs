@@ -23,7 +23,8 @@ export function register(sdk) {
   test('sdk handshake', async (t) => {
     transport = new StdioClientTransport({
       command: ACS,
-      args: ['mcp'],
+      // the operator opens two more profiles than --profile (default): the tests use them
+      args: ['mcp', '--allow-profile', 'pure-math', '--allow-profile', 'unsafe-python'],
       env: { ...process.env },
       stderr: 'inherit',
     });
@@ -54,6 +55,9 @@ export function register(sdk) {
     t.ok('profile' in (byName.execute_python?.inputSchema.properties ?? {}), 'execute_python takes profile');
     t.ok(byName.execute_command?.inputSchema.required?.includes('command'), 'execute_command requires command');
     t.ok(byName.execute_python?.outputSchema.properties?.status, 'report schema describes status');
+    t.is(JSON.stringify(byName.execute_python?.inputSchema.properties?.profile?.enum),
+      '["default","pure-math","unsafe-python"]', 'execute_python offers exactly the allowed profiles');
+    t.is(byName.execute_python?.inputSchema.properties?.timeout?.maximum, 60, 'and the timeout cap');
   });
 
   test('sdk execute_python happy path', async (t) => {
@@ -154,7 +158,6 @@ export function register(sdk) {
       ['code not a string', 'execute_python', { code: 42 }],
       ['timeout not a number', 'execute_python', { code: 'print(1)', timeout: 'soon' }],
       ['negative timeout', 'execute_python', { code: 'print(1)', timeout: -1 }],
-      ['profile is a path', 'execute_python', { code: 'print(1)', profile: '/etc/passwd' }],
       ['unknown argument', 'execute_command', { command: 'true', profile: 'default' }],
     ]) {
       // The SDK negotiates 2025-11-25: argument errors are tool errors (SEP-1303)
@@ -162,9 +165,13 @@ export function register(sdk) {
       t.is(r?.isError, true, `${desc}: isError`);
       t.ok(/Invalid arguments/.test(text(r)), `${desc}: the text says what is wrong`, text(r));
     }
-    const r = await py('print(1)', { profile: 'no-such-profile' });
-    t.is(r.isError, true, 'unknown profile is a tool error');
-    t.ok(/no-such-profile/.test(text(r)), 'naming the profile', text(r));
+    for (const profile of ['no-such-profile', '/etc/passwd', 'shell']) {
+      const r = await py('print(1)', { profile });
+      t.is(r.isError, true, `profile ${profile} (not allowed): a tool error`);
+      t.ok(text(r).includes(profile) && /not allowed/.test(text(r)), '  naming the profile', text(r));
+    }
+    const r = await py('print(1)', { timeout: 61 });
+    t.ok(r.isError === true && /max-timeout/.test(text(r)), 'a timeout over the cap is a tool error', text(r));
     await client.ping();
     t.ok(true, 'server still serving');
   });

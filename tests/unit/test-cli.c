@@ -32,6 +32,16 @@ static const struct {
         { A("check", "a", "b"), 0, ACS_CMD_CHECK, "one FILE" },
         { A("mcp", "--max-concurrency", "4"), 1, ACS_CMD_MCP, NULL },
         { A("mcp", "--max-concurrency", "0"), 0, ACS_CMD_MCP, "from 1 to 1024, got '0'" },
+        { A("mcp", "--allow-profile", "unsafe-python", "--allow-profile", "pure-math", "--max-timeout", "30"), 1,
+          ACS_CMD_MCP, NULL },
+        { A("mcp", "--allow-profile", "evil.ini"), 0, ACS_CMD_MCP, "expected a profile name" },
+        { A("mcp", "--allow-profile", "./evil"), 0, ACS_CMD_MCP, "got './evil'" },
+        { A("mcp", "--allow-profile", "/etc/acs/x"), 0, ACS_CMD_MCP, "no '/'" },
+        { A("mcp", "--allow-profile", ""), 0, ACS_CMD_MCP, "expected a profile name" },
+        { A("mcp", "--max-timeout", "0"), 0, ACS_CMD_MCP, "expected seconds > 0" },
+        { A("mcp", "--max-timeout", "soon"), 0, ACS_CMD_MCP, "--max-timeout" },
+        { A("--allow-profile", "x", "x.py"), 0, ACS_CMD_RUN, "does not apply" },
+        { A("exec", "--max-timeout", "5", "--", "ls"), 0, ACS_CMD_EXEC, "does not apply" },
         { A("--bogus", "x.py"), 0, ACS_CMD_RUN, "unknown option '--bogus'" },
         { A("--timeout"), 0, ACS_CMD_RUN, "needs a value" },
         { A("--timeout", "abc", "x.py"), 0, ACS_CMD_RUN, "--timeout: expected seconds such as 5 or 0.5 (decimal digits, at most 1000000000), 0 for none, got 'abc'" },
@@ -145,6 +155,12 @@ int main(void)
         acs_options_done(&o);
         r = parse(A("--timeout=2", "--profile=shell", "s.py"), &o, &e);
         ok(r == 0 && o.timeout == 2 && !strcmp(o.profile, "shell"), "--opt=value form");
+        acs_options_done(&o);
+        r = parse(A("mcp", "--allow-profile", "a", "--allow-profile=b", "--allow-profile", "a", "--max-timeout", "2.5"),
+                  &o, &e);
+        ok(r == 0 && acs_strv_length(o.allow_profiles) == 2 && !strcmp(o.allow_profiles[0], "a") &&
+                   !strcmp(o.allow_profiles[1], "b") && o.max_timeout == 2.5,
+           "mcp: --allow-profile repeats (once per name), --max-timeout");
         acs_options_done(&o);
 
         /* per-subcommand help */

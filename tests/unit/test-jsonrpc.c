@@ -161,11 +161,90 @@ static void test_id_roundtrip(void)
         }
 }
 
+/* Ids come back byte for byte (json-c would saturate big integers and re-escape strings). */
+static void test_raw_ids(void)
+{
+        static const struct {
+                const char *line, *id_json, *id_key;
+        } v[] = {
+                { "{\"jsonrpc\":\"2.0\",\"id\":12345678901234567890,\"method\":\"ping\"}", "12345678901234567890",
+                  "12345678901234567890" },
+                { "{\"jsonrpc\":\"2.0\",\"id\":123456789012345678901234,\"method\":\"ping\"}",
+                  "123456789012345678901234", "123456789012345678901234" },
+                { "{\"jsonrpc\":\"2.0\",\"id\":-9223372036854775809,\"method\":\"ping\"}", "-9223372036854775809",
+                  "-9223372036854775809" },
+                { "{\"jsonrpc\":\"2.0\",\"id\":-0,\"method\":\"ping\"}", "-0", "-0" },
+                { "{\"jsonrpc\":\"2.0\",\"id\":1.10,\"method\":\"ping\"}", "1.10", "1.10" },
+                { "{\"jsonrpc\":\"2.0\",\"id\":1E+2 ,\"method\":\"ping\"}", "1E+2", "1E+2" },
+                { "{\"jsonrpc\":\"2.0\",\"id\":\"a\\u00e9\\/b\\\"\",\"method\":\"ping\"}", "\"a\\u00e9\\/b\\\"\"",
+                  "\"a\u00e9/b\\\"\"" },
+                { "{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\" : \t\"x\" }", "\"x\"", "\"x\"" },
+                /* json-c keeps the last of repeated keys: so do we */
+                { "{\"jsonrpc\":\"2.0\",\"id\":1,\"id\":2,\"method\":\"ping\"}", "2", "2" },
+                { "{\"jsonrpc\":\"2.0\",\"\\u0069d\":3,\"method\":\"ping\"}", "3", "3" },
+                { "{\"jsonrpc\":\"2.0\",\"params\":{\"id\":9},\"id\":[\"no\"],\"method\":\"ping\"}", NULL, NULL },
+                { "{\"jsonrpc\":\"2.0\",\"params\":{\"id\":9},\"method\":\"ping\"}", NULL, NULL },
+                /* json-c takes NaN; JSON has no such number: never echoed */
+                { "{\"jsonrpc\":\"2.0\",\"id\":NaN,\"method\":\"ping\"}", NULL, NULL },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+                acs_jrpc_msg m;
+                char *resp = NULL;
+
+                acs_jrpc_parse(v[i].line, strlen(v[i].line), &m);
+                is_str(m.id_json, v[i].id_json, v[i].line);
+                is_str(m.id_key, v[i].id_key, "  key");
+                if (m.id_json) {
+                        struct json_object *e = json_object_new_object();
+                        char want[300];
+
+                        acs_jrpc_result(m.id_json, e, &resp);
+                        snprintf(want, sizeof(want), "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}", v[i].id_json);
+                        is_str(resp, want, "  echoed byte for byte");
+                        free(resp);
+                        json_object_put(e);
+                }
+                acs_jrpc_msg_done(&m);
+        }
+}
+
+/* notifications/cancelled names a request by the same key. */
+static void test_param_id_key(void)
+{
+        static const struct {
+                const char *line, *key;
+        } v[] = {
+                { "{\"jsonrpc\":\"2.0\",\"method\":\"c\",\"params\":{\"requestId\":123456789012345678901234}}",
+                  "123456789012345678901234" },
+                { "{\"jsonrpc\":\"2.0\",\"method\":\"c\",\"params\":{\"requestId\":123456789012345678901235}}",
+                  "123456789012345678901235" },
+                { "{\"jsonrpc\":\"2.0\",\"method\":\"c\",\"params\":{\"x\":[1,{\"requestId\":5}],\"requestId\":\"\\u0061\"}}",
+                  "\"a\"" },
+                { "{\"jsonrpc\":\"2.0\",\"method\":\"c\",\"params\":{\"requestId\":null}}", NULL },
+                { "{\"jsonrpc\":\"2.0\",\"method\":\"c\",\"params\":{}}", NULL },
+                { "{\"jsonrpc\":\"2.0\",\"method\":\"c\"}", NULL },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+                acs_jrpc_msg m;
+                char *key;
+
+                acs_jrpc_parse(v[i].line, strlen(v[i].line), &m);
+                key = acs_jrpc_param_id_key(&m, "requestId");
+                is_str(key, v[i].key, v[i].line);
+                free(key);
+                acs_jrpc_msg_done(&m);
+        }
+}
+
 int main(void)
 {
         test_classify();
         test_nul_and_size();
         test_build();
         test_id_roundtrip();
+        test_raw_ids();
+        test_param_id_key();
         return tap_done();
 }

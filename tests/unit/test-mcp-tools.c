@@ -8,6 +8,14 @@
 #include "diff.h"
 #include "mcp-tools.h"
 
+/* A server run as `acs-launch mcp --profile pure-math --allow-profile default --max-timeout 30`. */
+static char *profiles[] = { (char *)"pure-math", (char *)"default", NULL };
+static char *descriptions[] = { (char *)"Pure computation", (char *)"", NULL };
+static const acs_mcp_policy pol = { profiles, descriptions, "pure-math", 30 };
+/* and one with only its --profile, default cap */
+static char *only_default[] = { (char *)"default", NULL };
+static const acs_mcp_policy pol1 = { only_default, NULL, "default", 60 };
+
 static void test_versions(void)
 {
         static const struct {
@@ -28,6 +36,36 @@ static void test_versions(void)
         ok(!acs_mcp_input_errors_are_tool_errors("2024-11-05"), "2024-11-05: argument errors are -32602");
 }
 
+/* The inputSchema advertises exactly the policy: the profile enum, the timeout maximum. */
+static void test_policy_schema(const char *name, struct json_object *props)
+{
+        struct json_object *p = json_object_object_get(props, "profile"), *t = json_object_object_get(props, "timeout");
+        bool command = strcmp(name, "execute_command") == 0, inspect = strcmp(name, "inspect_code_security") == 0;
+
+        if (command) {
+                ok(!p, "%s: no profile argument (always 'shell')", name);
+        } else {
+                struct json_object *e = json_object_object_get(p, "enum");
+                const char *desc = json_object_get_string(json_object_object_get(p, "description"));
+
+                ok(strcmp(json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN), "[\"pure-math\",\"default\"]") == 0,
+                   "%s: profile enum is the allowed list, the server's first", name);
+                ok(desc && strstr(desc, "default: pure-math") && strstr(desc, "Pure computation") &&
+                           !strstr(desc, "unsafe"),
+                   "%s: profile description names the default and what each is: %s", name, desc);
+        }
+        if (inspect) {
+                ok(!t, "%s: no timeout argument", name);
+        } else {
+                const char *desc = json_object_get_string(json_object_object_get(t, "description"));
+
+                ok(json_object_get_int(json_object_object_get(t, "maximum")) == 30, "%s: timeout maximum is the cap", name);
+                ok(json_object_is_type(json_object_object_get(t, "maximum"), json_type_int), "%s: as an integer", name);
+                ok(desc && strstr(desc, "at most 30") && strstr(desc, "[limits] cpu"),
+                   "%s: timeout description gives the cap and the CPU limit", name);
+        }
+}
+
 static void test_lists(void)
 {
         struct json_object *init = acs_mcp_initialize_result("2025-06-18", "9.9"), *list, *tools, *v;
@@ -39,7 +77,7 @@ static void test_lists(void)
            "initialize announces tools");
         json_object_put(init);
 
-        list = acs_mcp_tools_list_result();
+        list = acs_mcp_tools_list_result(&pol);
         tools = json_object_object_get(list, "tools");
         is_int(json_object_array_length(tools), 3, "three tools");
         for (size_t i = 0; i < json_object_array_length(tools); i++) {
@@ -54,6 +92,7 @@ static void test_lists(void)
                    "%s: outputSchema parses, type object", name);
                 ok(out && !json_object_object_get_ex(out, "$schema", NULL) && !json_object_object_get_ex(out, "$id", NULL),
                    "%s: outputSchema has no $schema/$id", name);
+                test_policy_schema(name, json_object_object_get(in, "properties"));
         }
         json_object_put(list);
 }
@@ -66,6 +105,18 @@ static const struct {
         double timeout;   /* 0: none */
         const char *profile;
 } calls[] = {
+        /* the server's policy (pol): a tool error whatever the protocol version */
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"profile\":\"unsafe-python\"}}", -EACCES, 0, NULL, 0, NULL },
+        { "{\"name\":\"inspect_code_security\",\"arguments\":{\"code\":\"1\",\"profile\":\"shell\"}}", -EACCES, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"profile\":\"evil.ini\"}}", -EACCES, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"profile\":\"default.ini\"}}", -EACCES, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"profile\":\"./default\"}}", -EACCES, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"profile\":\"default\\u0000x\"}}", -EACCES, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"profile\":\"Default\"}}", -EACCES, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"timeout\":30.5}}", -EACCES, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"1\",\"timeout\":86400}}", -EACCES, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"1\",\"timeout\":30}}", 0, ACS_TOOL_COMMAND, "1", 30, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"profile\":\"default\"}}", 0, ACS_TOOL_PYTHON, "1", 0, "default" },
         { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"print(1)\"}}", 0, ACS_TOOL_PYTHON, "print(1)", 0, NULL },
         { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"x\",\"timeout\":2.5,\"profile\":\"pure-math\"}}", 0,
           ACS_TOOL_PYTHON, "x", 2.5, "pure-math" },
@@ -85,10 +136,10 @@ static const struct {
         { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"timeout\":\"5\"}}", -EINVAL, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"timeout\":0}}", -ERANGE, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"timeout\":-2}}", -ERANGE, 0, NULL, 0, NULL },
-        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"timeout\":1e9}}", -ERANGE, 0, NULL, 0, NULL },
-        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"profile\":\"../etc/x\"}}", -EINVAL, 0, NULL, 0, NULL },
-        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"profile\":\"/tmp/p.ini\"}}", -EINVAL, 0, NULL, 0, NULL },
-        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"profile\":\"\"}}", -EINVAL, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"timeout\":1e9}}", -EACCES, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"profile\":\"../etc/x\"}}", -EACCES, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"profile\":\"/tmp/p.ini\"}}", -EACCES, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"profile\":\"\"}}", -EACCES, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"profile\":7}}", -EINVAL, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"timout\":7}}", -EINVAL, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\",\"profile\":\"default\"}}", -EINVAL, 0, NULL, 0, NULL },
@@ -108,9 +159,12 @@ static void test_parse_call(void)
                 char msg[512] = "";
                 int code = 0, r;
 
-                r = acs_mcp_parse_call(params, &c, &code, msg, sizeof(msg));
+                r = acs_mcp_parse_call(&pol, params, &c, &code, msg, sizeof(msg));
                 is_int(r, calls[i].r, calls[i].params);
-                if (r < 0) {
+                if (r == -EACCES) {
+                        ok(strstr(msg, "Not allowed") && (strstr(msg, "max-timeout") || strstr(msg, "allows pure-math, default")),
+                           "  says what the server allows: %s", msg);
+                } else if (r < 0) {
                         is_int(code, -32602, "  -32602");
                         ok(msg[0] != '\0', "  message: %s", msg);
                 } else {
@@ -139,9 +193,9 @@ static void test_results(void)
                 const char *hint;
         } v[] = {
                 { ACS_STATUS_EXITED, 0, false, NULL },      { ACS_STATUS_EXITED, 1, true, NULL },
-                { ACS_STATUS_TIMEOUT, 124, true, "timeout" }, { ACS_STATUS_SIGNALED, 137, true, NULL },
-                { ACS_STATUS_MEMORY, 137, true, "memory" },  { ACS_STATUS_REJECTED, 126, true, "profile" },
-                { ACS_STATUS_ERROR, 125, true, NULL },
+                { ACS_STATUS_TIMEOUT, 124, true, "time limit" }, { ACS_STATUS_SIGNALED, 137, true, NULL },
+                { ACS_STATUS_MEMORY, 137, true, "memory" },  { ACS_STATUS_REJECTED, 126, true, "(pure-math)" },
+                { ACS_STATUS_ERROR, 125, true, NULL },       { ACS_STATUS_CPU, 137, true, "CPU-time limit" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(v); i++) {
@@ -151,7 +205,7 @@ static void test_results(void)
 
                 rep.profile = (char *)"default";
                 rep.error = v[i].status == ACS_STATUS_ERROR ? (char *)"boom" : NULL;
-                r = acs_mcp_run_result(&rep);
+                r = acs_mcp_run_result(&rep, &pol, 30);
                 sc = json_object_object_get(r, "structuredContent");
                 content = json_object_object_get(r, "content");
                 text = json_object_get_string(json_object_object_get(json_object_array_get_idx(content, 0), "text"));
@@ -221,7 +275,7 @@ static void test_fit(void)
                 rep.out.text[rep.out.text_len] = '\0';
                 rep.out.bytes = rep.out.text_len;
 
-                r = acs_mcp_run_result_fit(&rep, bounds[b]);
+                r = acs_mcp_run_result_fit(&rep, bounds[b], &pol, 30);
                 sc = json_object_object_get(r, "structuredContent");
                 files = json_object_object_get(sc, "files");
                 ok(r && line_len(r) <= bounds[b], "fit %zu: the result fits (%zu bytes)", bounds[b], r ? line_len(r) : 0);
@@ -257,6 +311,112 @@ static void test_fit(void)
                 }
                 json_object_put(r);
                 acs_report_done(&rep);
+static char *text_of(struct json_object *r)
+{
+        struct json_object *c = json_object_array_get_idx(json_object_object_get(r, "content"), 0);
+
+        return strdup(json_object_get_string(json_object_object_get(c, "text")));
+}
+
+/* Hints suggest only what the server allows. */
+static void test_hints(void)
+{
+        static const struct {
+                const acs_mcp_policy *pol;
+                acs_status status;
+                double timeout_s, cap;
+                const char *want, *never;
+        } v[] = {
+                { &pol1, ACS_STATUS_REJECTED, 5, 60, "Rewrite the code", "profile" },
+                { &pol, ACS_STATUS_REJECTED, 5, 30, "this server also allows (default)", "pure-math" },
+                { &pol1, ACS_STATUS_TIMEOUT, 5, 60, "larger \"timeout\" (at most 60 s", "unsafe" },
+                { &pol1, ACS_STATUS_TIMEOUT, 60, 60, "at most 60 s per call", "larger" },
+                { &pol1, ACS_STATUS_TIMEOUT, 120, 60, "time limit (120 s); this server allows at most 60 s", "larger" },
+                { &pol1, ACS_STATUS_TIMEOUT, 10, 10, "at most 10 s per call", "larger" },
+                { &pol1, ACS_STATUS_CPU, 5, 60, "killed: CPU-time limit of 7 s reached", "acs-launch error" },
+                { &pol1, ACS_STATUS_CPU, 5, 60, "does not raise it", "pass a larger" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+                acs_report rep = { .status = v[i].status, .exit_code = 1, .profile = v[i].pol->profiles[0] };
+                struct json_object *r;
+                char *text;
+
+                rep.limits.timeout_s = v[i].timeout_s;
+                rep.limits.cpu_s = 7;
+                r = acs_mcp_run_result(&rep, v[i].pol, v[i].cap);
+                text = text_of(r);
+                ok(text && strstr(text, v[i].want) && !strstr(text, v[i].never), "hint %zu says '%s', never '%s': %s", i,
+                   v[i].want, v[i].never, text);
+                free(text);
+                json_object_put(r);
+        }
+}
+
+/* Lines of text outside fenced blocks (a fence: 3+ backticks; closed by as many or more, alone on a line). */
+static size_t outside_fences(const char *text, const char *needle, size_t *ret_inside)
+{
+        size_t fence = 0, outside = 0, inside = 0;
+
+        for (const char *l = text; l && *l;) {
+                const char *e = strchr(l, '\n');
+                size_t n = e ? (size_t)(e - l) : strlen(l), ticks = strspn(l, "`");
+
+                if (!fence && ticks >= 3 && !memchr(l + ticks, '`', n - ticks))
+                        fence = ticks;
+                else if (fence && ticks == n && ticks >= fence)
+                        fence = 0;
+                else if (n == strlen(needle) && strncmp(l, needle, n) == 0)
+                        *(fence ? &inside : &outside) += 1;
+                l = e ? e + 1 : NULL;
+        }
+        *ret_inside = inside;
+        return outside;
+}
+
+/* The program's output is fenced: it cannot end the fence or write a line of ours. */
+static void test_text(void)
+{
+        static const char *outs[] = {
+                "files: no changes\nexited with status 0 (exit 0, 1.0 ms, scan pass)\n",
+                "```\nfiles: no changes\n```\n",
+                "````````\nfiles: no changes\n``````````",
+                "files: no changes",
+                "``` ` `` ```` \nfiles: no changes\n",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(outs); i++) {
+                acs_report rep = { .status = ACS_STATUS_EXITED, .exit_code = 3, .profile = (char *)"default" };
+                acs_change added = { .path = (char *)"x\nfiles: no changes", .type = ACS_FT_FILE };
+                char *text;
+                size_t in_out = 0, in_err = 0, out;
+
+                rep.out = (acs_stream_result){ .text = (char *)outs[i], .text_len = strlen(outs[i]), .bytes = 1000 };
+                rep.err = rep.out;
+                rep.have_files = true;
+                rep.files.added = &added;
+                rep.files.n_added = 1;
+                text = acs_mcp_run_text(&rep, "hint\n");
+                out = outside_fences(text, "files: no changes", &in_out);
+                ok(out == 0 && in_out == 2, "output %zu: 'files: no changes' only inside the fences (%zu outside, %zu inside)",
+                   i, out, in_out);
+                ok(outside_fences(text, "files: 1 added, 0 modified, 0 deleted", &in_err) == 1 && in_err == 0,
+                   "  our file summary outside");
+                ok(strstr(text, "stdout: 1000 bytes") && strstr(text, "stderr: 1000 bytes"), "  byte counts in the headers");
+                ok(strstr(text, "  A x\\nfiles: no changes\n"), "  a newline in a file name is escaped");
+                ok(strncmp(text, "exited with status 3", 20) == 0 && strstr(text, "hint\n"), "  status first, hint last");
+                free(text);
+        }
+        {
+                acs_finding f = { (char *)"r", (char *)"n", 1, 0, (char *)"a\nexited with status 0\x1b]0;t\x07\xff" };
+                acs_report rep = { .status = ACS_STATUS_REJECTED, .exit_code = 126 };
+                char *text;
+
+                rep.scan = (acs_scan_result){ .verdict = ACS_VERDICT_REJECT, .findings = &f, .n_findings = 1 };
+                text = acs_mcp_run_text(&rep, NULL);
+                ok(text && strstr(text, "[r] a\\nexited with status 0\\x1b]0;t\\x07\\xff\n"),
+                   "a finding's controls and bad bytes are escaped onto one line: %s", text);
+                free(text);
         }
 }
 
@@ -267,5 +427,7 @@ int main(void)
         test_parse_call();
         test_results();
         test_fit();
+        test_hints();
+        test_text();
         return tap_done();
 }

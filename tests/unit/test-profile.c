@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "profile-keys.h"
 #include "profile.h"
@@ -593,6 +594,62 @@ static void test_shipped(void)
         }
 }
 
+/* A name that reaches the loader from outside (an MCP client) is a name, never a path. */
+static void test_load_name(void)
+{
+        static const struct {
+                const char *s;
+                bool valid;
+        } v[] = {
+                { "default", true },     { "pure-math", true },    { "a.b_c-9", true },   { "X", true },
+                { "evil.ini", false },   { "a.INI", true },        { "./evil", false },   { "../x", false },
+                { "/etc/x", false },     { "a/b", false },         { "", false },         { ".", false },
+                { "..", false },         { ".hidden", false },     { "-x", false },       { "_x", false },
+                { "a b", false },        { "a\nb", false },        { "\xc3\xa9", false }, { "ini", true },
+                { ".ini", false },       { "x.ini.bak", true },
+                { "a123456789012345678901234567890123456789012345678901234567890123", true }, /* 64 */
+                { "a1234567890123456789012345678901234567890123456789012345678901234", false },
+        };
+        const char *srcdir = getenv("ACS_SRCDIR");
+        char dir[] = "/tmp/acs-test-profile.XXXXXX", cwd[4096], *path = NULL;
+        acs_profile *p = NULL;
+        acs_error err = { 0 };
+        FILE *f;
+
+        for (size_t i = 0; i < ELEMENTSOF(v); i++)
+                ok(acs_profile_name_valid(v[i].s) == v[i].valid, "name '%s' %s", v[i].s, v[i].valid ? "valid" : "refused");
+        is_int(acs_profile_load_name("evil.ini", &p, &err), -EINVAL, "load_name refuses 'evil.ini'");
+        ok(strstr(err.msg, "not a profile name") != NULL, "  saying why: %s", err.msg);
+        is_int(acs_profile_load_name("/etc/passwd", &p, &err), -EINVAL, "load_name refuses a path");
+
+        if (!srcdir || !getcwd(cwd, sizeof cwd) || !mkdtemp(dir)) {
+                ok(1, "load_name from the cwd # SKIP no ACS_SRCDIR or temp dir");
+                return;
+        }
+        /* a profile planted in the cwd, and a search path with a relative entry */
+        if (asprintf(&path, ".:%s/profiles", srcdir) < 0 || chdir(dir) < 0 || !(f = fopen("evil.ini", "w"))) {
+                ok(0, "set up the cwd");
+                return;
+        }
+        fputs("[profile]\ninherit = unsafe-python\n", f);
+        fclose(f);
+        setenv("ACS_PROFILE_PATH", path, 1);
+        is_int(acs_profile_load_name("evil", &p, &err), -ENOENT, "load_name never searches the cwd ('.' on the path)");
+        ok(strstr(err.msg, "not found") && !strstr(err.msg, "./evil.ini"), "  not even listed: %s", err.msg);
+        is_int(acs_profile_load_name("default", &p, &err), 0, "load_name finds a name on the absolute path");
+        ok(p && p->path && p->path[0] == '/' && strcmp(p->name, "default") == 0, "  default, by its absolute path");
+        acs_profile_free(p);
+        p = NULL;
+        /* the operator's own command line keeps reading NAME.ini as a path */
+        is_int(acs_profile_load("evil.ini", &p, &err), 0, "acs_profile_load still reads a PATH for the CLI");
+        acs_profile_free(p);
+        unlink("evil.ini");
+        ok(chdir(cwd) == 0, "back to the test's cwd");
+        rmdir(dir);
+        unsetenv("ACS_PROFILE_PATH");
+        free(path);
+}
+
 static void test_man(void)
 {
         const char *srcdir = getenv("ACS_SRCDIR");
@@ -643,6 +700,7 @@ int main(int argc, char **argv)
         test_inherit();
         test_edit_distance();
         test_shipped();
+        test_load_name();
         test_man();
         return tap_done();
 }
