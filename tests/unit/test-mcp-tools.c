@@ -311,6 +311,9 @@ static void test_fit(void)
                 }
                 json_object_put(r);
                 acs_report_done(&rep);
+        }
+}
+
 static char *text_of(struct json_object *r)
 {
         struct json_object *c = json_object_array_get_idx(json_object_object_get(r, "content"), 0);
