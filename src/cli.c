@@ -15,6 +15,7 @@ enum opt_id {
         OPT_RO_BIND, OPT_BIND, OPT_TMPFS, OPT_SETENV, OPT_UNSETENV, OPT_CHDIR, OPT_APPLY,
         OPT_PATCH, OPT_KEEP, OPT_JSON, OPT_REPORT, OPT_QUIET, OPT_VERBOSE, OPT_VERSION,
         OPT_HELP, OPT_CODE, OPT_MAX_CONCURRENCY, OPT_CPU,
+        OPT_STDIN,
 };
 
 typedef struct opt_def {
@@ -49,6 +50,7 @@ static const opt_def opts_table[] = {
         { "help", 'h', 0, OPT_HELP },
         { NULL, 'c', 1, OPT_CODE },
         { "max-concurrency", 0, 1, OPT_MAX_CONCURRENCY },
+        { "stdin", 0, 1, OPT_STDIN },
 };
 
 static const struct {
@@ -237,6 +239,16 @@ static int apply_opt(acs_options *o, const opt_def *d, const char *spelled, cons
                 return acs_strv_push(&o->setenv, kv);
         }
         case OPT_UNSETENV: return acs_strv_push(&o->unsetenv, a);
+        case OPT_STDIN: {
+                static const char *const modes[] = { "auto", "null", "pipe", "tty" };
+                for (size_t k = 0; k < ELEMENTSOF(modes); k++)
+                        if (strcmp(a, modes[k]) == 0) {
+                                o->stdin_mode = (acs_stdin_mode)k;
+                                return 0;
+                        }
+                return acs_error_set(err, -EINVAL, "usage",
+                                     "%s: expected 'auto', 'null', 'pipe' or 'tty', got '%s'", spelled, a);
+        }
         }
         return r;
 bad:
@@ -404,6 +416,7 @@ void acs_cli_usage(FILE *out)
               "      --keep DIR            keep the overlay's upper layer in DIR\n"
               "      --json                print one JSON report on stdout\n"
               "      --report FILE         also write the JSON report to FILE\n"
+              "      --stdin MODE          auto|null|pipe|tty: the program's stdin (auto: a terminal -> /dev/null)\n"
               "  -q, --quiet               no change summary      -v, --verbose   trace setup steps\n"
               "      --max-concurrency N   (mcp) parallel calls\n"
               "      --version             -h, --help\n"
