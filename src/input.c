@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "ansi.h"
 #include "input.h"
 
 static bool is_dev_null(int fd)
@@ -166,4 +167,18 @@ void acs_input_close(acs_input *in)
                 closep(&in->relay_in);
         in->prog_fd = in->relay_out = in->relay_in = -1;
         in->own_in = false;
+}
+
+void acs_term_fwrite(const char *buf, size_t len, FILE *f, bool strip)
+{
+        char out[ACS_TERM_FILTER_OUT(4096)];
+        acs_term_filter tf = { 0 };
+        if (!strip || !isatty(fileno(f))) {
+                fwrite(buf, 1, len, f);
+                return;
+        }
+        for (size_t off = 0, n; off < len; off += n) {
+                n = len - off < 4096 ? len - off : 4096;
+                fwrite(out, 1, acs_term_filter_feed(&tf, buf + off, n, out), f);
+        }
 }

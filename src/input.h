@@ -14,6 +14,7 @@
 #pragma once
 
 #include <poll.h>
+#include <stdio.h>
 #include <termios.h>
 #include <sys/ioctl.h>
 
@@ -52,3 +53,8 @@ void acs_input_pollfd(const acs_input *in, struct pollfd *p);
 void acs_input_relay(acs_input *in);
 /* End the relay, restore the caller's terminal (--stdin tty), close. Idempotent. */
 void acs_input_close(acs_input *in);
+
+/* fwrite, except that to a terminal and with strip the bytes go through
+ * acs_term_filter: for what the program wrote that the launcher prints
+ * after the run (a patch on stdout), exact when it goes to a file or pipe. */
+void acs_term_fwrite(const char *buf, size_t len, FILE *f, bool strip);

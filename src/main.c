@@ -75,11 +75,8 @@ static int cmd_run(const acs_options *o)
                 fprintf(stderr, "acs-launch: the scan found %zu issue%s; profile %s has mode = warn, so the program ran:\n",
                         rep.scan.n_findings, rep.scan.n_findings == 1 ? "" : "s", prof->name);
         if (!o->json && (rep.status == ACS_STATUS_REJECTED || warned))
-                for (size_t i = 0; i < rep.scan.n_findings; i++) {
-                        const acs_finding *f = &rep.scan.findings[i];
-                        fprintf(stderr, "%s:%d:%d: %s: %s\n",
-                                o->code ? "<string>" : o->args[0], f->line, f->col, f->rule, f->message);
-                }
+                for (size_t i = 0; i < rep.scan.n_findings; i++)
+                        acs_scan_print_finding(stderr, o->code ? "<string>" : o->args[0], &rep.scan.findings[i]);
         if (!o->json && !o->quiet && rep.have_files && acs_changes_count(&rep.files) > 0)
                 acs_changes_print_short(stderr, &rep.files);
         if (!o->json && rep.have_apply)

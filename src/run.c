@@ -555,7 +555,7 @@ static int finish_workspace(const acs_run_request *req, acs_sandbox *sb, const s
                 if (!f)
                         return acs_error_errno(err, -errno, "patch", "cannot write '%s'", o->patch);
                 if (rep->files.patch)
-                        fwrite(rep->files.patch, 1, rep->files.patch_len, f);
+                        acs_term_fwrite(rep->files.patch, rep->files.patch_len, f, prof->ansi == ACS_ANSI_STRIP);
                 if ((out ? fflush(f) : fclose(f)) != 0)
                         return acs_error_errno(err, -errno, "patch", "writing '%s'", o->patch);
         }

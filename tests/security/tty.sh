@@ -225,6 +225,31 @@ pyis "b'A1A2A3A4A5' in o and b'S1S2' in o and b'T1T2' in o and b'E1E2' in o" Tru
 pyis "b'U1' in o and b'U2 \xc3\xa9U3' in o" True "strip: a character split across reads survives whole"
 pyis "b'SPLIT' in o or b'U1BMSVQ' in o" False "strip: a sequence split across two reads is still stripped"
 
+# What the launcher itself prints from what the code or the program chose:
+# scan findings quoting a string of the code, a patch of the files it wrote.
+ESC=$(printf '\033')
+BEL=$(printf '\007')
+run_acs -c '__import__("o\x1b]52;c;RklORA==\x07s")'
+is "$RC" 126 "finding: the code is refused"
+case $ERR in *"$ESC"* | *"$BEL"*) fail "finding: no raw ESC or BEL from the code on stderr"; diag "$ERR" ;;
+*) ok "finding: no raw ESC or BEL from the code on stderr" ;; esac
+contains "$ERR" '\033]52;c;RklORA==' "finding: the escape is shown escaped"
+OUT=$(printf '__import__("o\\x1b]52;c;RklORA==\\x07s")\n' | "$ACS" check - 2>&1)
+case $OUT in *"$ESC"* | *"$BEL"*) fail "check: no raw ESC or BEL from the code"; diag "$OUT" ;;
+*) ok "check: no raw ESC or BEL from the code" ;; esac
+contains "$OUT" '\033]52;c;RklORA==' "check: the escape is shown escaped"
+
+mkdir -p "$TMP/ws" "$TMP/ws2"
+chmod 0777 "$TMP/ws" "$TMP/ws2"
+WRITE='open("/workspace/f.txt", "w").write("P1\x1b]52;c;UEFUQ0g=\x07P2\n"); print("END")'
+ptyrun -- "$ACS" --profile unsafe-python -w "$TMP/ws" --patch - -c "$WRITE"
+pyis "b'+P1P2' in o" True "--patch - on a terminal: the patch is shown"
+pyis "o.count(b'\x1b') + o.count(b'\x07')" 0 "--patch - on a terminal: no ESC or BEL from the files"
+run_acs --profile unsafe-python -w "$TMP/ws" --patch - --keep "$TMP/kept" -c "$WRITE"
+contains "$OUT" "P1$ESC]52;c;UEFUQ0g=${BEL}P2" "--patch - to a pipe: the patch is exact"
+ptyrun -- "$ACS" apply "$TMP/kept" --workspace "$TMP/ws2" --patch -
+pyis "b'+P1P2' in o and o.count(b'\x1b') + o.count(b'\x07') == 0" True "apply --patch - on a terminal: no ESC or BEL from the files"
+
 # ansi = keep passes them (the control: the harness does see escapes)
 cat >"$TMP/keep.ini" <<EOF
 [profile]

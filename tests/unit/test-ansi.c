@@ -187,9 +187,35 @@ static void test_random(void)
         is_int(differs, 0, "random input: the live filter and the report's text agree");
 }
 
+/* Messages quoting code are printed raw only when that is harmless. */
+static void test_plain(void)
+{
+        static const struct {
+                const char *s;
+                bool plain;
+        } t[] = {
+                { "import of 'os' is not allowed", true },
+                { "caf\xc3\xa9 \xe2\x80\xa6 \xf0\x9f\x98\x80\ttab", true },
+                { "", true },
+                { "o\x1b]52;c;QQ==\x07s", false },
+                { "bell\x07", false },
+                { "csi\xc2\x9b" "31m", false },
+                { "nel\xc2\x85", false },
+                { "raw\x9b" "31m", false },
+                { "cut\xe2\x80", false },
+                { "two\nlines", false },
+                { "over\rwrite", false },
+                { "del\x7f", false },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(t); i++)
+                ok(acs_ansi_plain(t[i].s, strlen(t[i].s)) == t[i].plain, "plain(\"%s\") is %s", t[i].plain ? t[i].s : "...",
+                   t[i].plain ? "true" : "false");
+}
+
 int main(void)
 {
         test_cases();
+        test_plain();
         test_overlong();
         test_random();
         return tap_done();
