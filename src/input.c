@@ -56,6 +56,11 @@ static int open_relay(int fd, acs_input *in, acs_error *err)
         in->prog_fd = r;
         /* the pipe is ours: the relay must never wait on it */
         fcntl(in->relay_out, F_SETFL, O_NONBLOCK);
+        /* and the program's only through the fd it gets: no second reader
+         * or writer opened through /proc/self/fd/0 (mode 0, and the
+         * sandbox has no capability to override it) */
+        if (fchmod(in->prog_fd, 0) < 0)
+                return acs_error_errno(err, -errno, "stdin", "fchmod of the stdin pipe");
         in->relay_in = fd;
         /* A terminal is read by others too (the shell, other jobs): read it
          * through a private non-blocking description, never setting

@@ -133,6 +133,7 @@ printf 'original-%s\n' "$MARK" >"$TMP/input"
 chmod 0666 "$TMP/input"
 run_stdin() { "$ACS" "$@" >"$TMP/.out" 2>"$TMP/.err" <"$TMP/input"; RC=$?; OUT=$(cat "$TMP/.out"); ERR=$(cat "$TMP/.err"); }
 run_stdin --profile unsafe-python -c "$PRELUDE
+tryf('reopen_read', lambda: open('/proc/self/fd/0').read(3))
 res('read', input())
 def inject():
     fd = os.open('/proc/self/fd/0', os.O_WRONLY | os.O_APPEND)
@@ -141,7 +142,8 @@ def inject():
 tryf('reopen_write', inject)
 print('END')"
 reached "stdin file: probe"
-expect_field read "original-$MARK" "stdin file: its content reaches the program"
+expect_field read "original-$MARK" "stdin file: its content reaches the program, whole"
+expect_not_field reopen_read OK "stdin file: the program cannot open its stdin a second time"
 is "$(cat "$TMP/input")" "original-$MARK" "stdin file: the caller's file is unchanged"
 
 # --stdin null: nothing, even from a pipe
