@@ -16,6 +16,7 @@
 
 #include "apply-policy.h"
 #include "cli.h"
+#include "input.h"
 #include "keep-load.h"
 #include "profile.h"
 
@@ -202,7 +203,7 @@ static int write_patch_out(const char *dest, const acs_changes *c, acs_error *er
         f = strcmp(dest, "-") == 0 ? stdout : fopen(dest, "we");
         if (!f)
                 return acs_error_errno(err, -errno, "apply", "cannot write %s", dest);
-        fwrite(c->patch, 1, c->patch_len, f);
+        acs_term_fwrite(c->patch, c->patch_len, f, true); /* the program's bytes: never raw to a terminal */
         if (f == stdout ? fflush(f) != 0 : fclose(f) != 0)
                 return acs_error_errno(err, -errno, "apply", "cannot write %s", dest);
         return 0;

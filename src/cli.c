@@ -16,6 +16,7 @@ enum opt_id {
         OPT_RO_BIND, OPT_BIND, OPT_TMPFS, OPT_SETENV, OPT_UNSETENV, OPT_CHDIR, OPT_APPLY,
         OPT_PATCH, OPT_KEEP, OPT_JSON, OPT_REPORT, OPT_QUIET, OPT_VERBOSE, OPT_VERSION,
         OPT_HELP, OPT_CODE, OPT_MAX_CONCURRENCY, OPT_CPU, OPT_ALLOW_PROFILE, OPT_MAX_TIMEOUT,
+        OPT_STDIN,
 };
 
 typedef struct opt_def {
@@ -52,6 +53,7 @@ static const opt_def opts_table[] = {
         { "max-concurrency", 0, 1, OPT_MAX_CONCURRENCY },
         { "allow-profile", 0, 1, OPT_ALLOW_PROFILE },
         { "max-timeout", 0, 1, OPT_MAX_TIMEOUT },
+        { "stdin", 0, 1, OPT_STDIN },
 };
 
 static const struct {
@@ -283,6 +285,16 @@ static int apply_opt(acs_options *o, const opt_def *d, const char *a, const char
                 return acs_strv_push(&o->setenv, kv);
         }
         case OPT_UNSETENV: return acs_strv_push(&o->unsetenv, a);
+        case OPT_STDIN: {
+                static const char *const modes[] = { "auto", "null", "pipe", "tty" };
+                for (size_t k = 0; k < ELEMENTSOF(modes); k++)
+                        if (strcmp(a, modes[k]) == 0) {
+                                o->stdin_mode = (acs_stdin_mode)k;
+                                return 0;
+                        }
+                return acs_error_set(err, -EINVAL, "usage",
+                                     "--%s: expected 'auto', 'null', 'pipe' or 'tty', got '%s'", d->lng, a);
+        }
         }
         return 0;
 }
@@ -524,6 +536,7 @@ fail:
         "      --keep DIR            keep the overlay's upper layer in DIR\n"                                 \
         "      --json                print one JSON report on stdout (also for errors)\n"                    \
         "      --report FILE         also write the JSON report to FILE\n"                                    \
+        "      --stdin MODE          auto|null|pipe|tty: the program's stdin (auto: a terminal -> /dev/null)\n" \
         "  -q, --quiet               no change summary     -v, --verbose   trace setup steps\n"
 
 #define EXIT_STATUS                                                                                      \

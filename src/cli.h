@@ -21,6 +21,9 @@ typedef enum {
 
 typedef enum { ACS_MOUNT_RO_BIND, ACS_MOUNT_BIND, ACS_MOUNT_TMPFS } acs_mount_kind;
 
+/* --stdin: what the program reads (input.h) */
+typedef enum { ACS_STDIN_AUTO, ACS_STDIN_NULL, ACS_STDIN_PIPE, ACS_STDIN_TTY } acs_stdin_mode;
+
 typedef struct acs_mount_opt {
         acs_mount_kind kind;
         char *src; /* NULL for tmpfs */
@@ -48,6 +51,7 @@ typedef struct acs_options {
         char *keep;
         unsigned umask;      /* the caller's (main sets its own): filters what apply creates */
         bool json;
+        acs_stdin_mode stdin_mode;
         char *report;
         bool quiet;
         int verbose;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "ansi.h"
 #include "clip.h"
 
 #define UNITS_PER_TOKEN 256 /* the estimate's resolution (clip-tokens.c) */
@@ -17,7 +18,6 @@
 #define STDERR_FLOOR (64 * UNITS_PER_TOKEN)   /* units the end of stderr always gets */
 #define MIN_LINECAP 256                       /* bytes of one line kept, at least */
 #define LINECAP_PER_TOKEN 16                  /* and per token of budget (text has 3-6) */
-#define ANSI_MAX 4096                         /* longest escape we swallow, in code points */
 #define ENTRY_SPECIAL 0x80000000u             /* ring entry header flag */
 #define FOLD_MIN 4                            /* runs this long or longer are folded */
 #define ELLIPSIS "\xe2\x80\xa6"               /* U+2026 */
@@ -57,16 +57,13 @@ typedef struct entry_extra {
         uint64_t units; /* units of all those lines, had they been shown */
 } entry_extra;
 
-enum { A_NORMAL, A_ESC, A_ESC_INTER, A_CSI, A_STRING, A_STRING_ESC };
-
 typedef struct stream {
         /* UTF-8 decoder */
         uint32_t cp;
         int need;
         uint8_t lo, hi;
-        /* ANSI escapes */
-        int ansi;
-        unsigned ansi_len;
+        /* ANSI escapes and controls (ansi.h) */
+        acs_ansi ansi;
         bool pending_cr;
         line cur;
         /* live head */

@@ -209,83 +209,11 @@ static void line_append_cp(acs_shield *s, stream *t, uint32_t cp, chunk *c)
         l->units += u;
 }
 
-/* ---- escapes, carriage returns, UTF-8 --------------------------------- */
-
-/* Returns true when cp belongs to an escape sequence being dropped. */
-static bool ansi_eat(stream *t, uint32_t cp)
-{
-        if (t->ansi != A_NORMAL && ++t->ansi_len > ANSI_MAX) {
-                t->ansi = A_NORMAL; /* not an escape after all: let the text through */
-                return false;
-        }
-        switch (t->ansi) {
-        case A_NORMAL:
-                t->ansi_len = 0;
-                if (cp == 0x1B)
-                        t->ansi = A_ESC;
-                else if (cp == 0x9B)
-                        t->ansi = A_CSI;
-                else if (cp == 0x90 || cp == 0x9D || cp == 0x98 || cp == 0x9E || cp == 0x9F)
-                        t->ansi = A_STRING;
-                else
-                        return false;
-                return true;
-        case A_STRING_ESC:
-                if (cp == '\\') {
-                        t->ansi = A_NORMAL;
-                        return true;
-                }
-                t->ansi = A_ESC;
-                __attribute__((fallthrough));
-        case A_ESC:
-                if (cp == '[')
-                        t->ansi = A_CSI;
-                else if (cp == ']' || cp == 'P' || cp == 'X' || cp == '^' || cp == '_')
-                        t->ansi = A_STRING;
-                else if (cp >= 0x20 && cp <= 0x2F)
-                        t->ansi = A_ESC_INTER;
-                else if (cp >= 0x30 && cp <= 0x7E)
-                        t->ansi = A_NORMAL;
-                else
-                        break;
-                return true;
-        case A_ESC_INTER:
-                if (cp >= 0x20 && cp <= 0x2F)
-                        return true;
-                if (cp >= 0x30 && cp <= 0x7E) {
-                        t->ansi = A_NORMAL;
-                        return true;
-                }
-                break;
-        case A_CSI:
-                if (cp >= 0x20 && cp <= 0x3F)
-                        return true;
-                if (cp >= 0x40 && cp <= 0x7E) {
-                        t->ansi = A_NORMAL;
-                        return true;
-                }
-                break;
-        case A_STRING:
-                if (cp == 0x07 || cp == 0x9C) {
-                        t->ansi = A_NORMAL;
-                        return true;
-                }
-                if (cp == 0x1B) {
-                        t->ansi = A_STRING_ESC;
-                        return true;
-                }
-                if (cp != '\n')
-                        return true;
-                break; /* a title never spans lines: this was garbage */
-        }
-        /* malformed: drop what we had, give cp to the text */
-        t->ansi = A_NORMAL;
-        return ansi_eat(t, cp);
-}
+/* ---- escapes (ansi.c), carriage returns, UTF-8 ------------------------- */
 
 static void cp_in(acs_shield *s, stream *t, uint32_t cp, chunk *c)
 {
-        if (s->strip_ansi && ansi_eat(t, cp))
+        if (s->strip_ansi && acs_ansi_eat(&t->ansi, cp))
                 return;
         if (t->pending_cr) {
                 t->pending_cr = false;
@@ -390,7 +318,7 @@ size_t acs_shield_feed(acs_shield *s, int stream_id, const char *buf, size_t len
         };
         const unsigned char *p = (const unsigned char *)buf;
         while (c.off < len) {
-                if (!t->live && !t->need && t->ansi == A_NORMAL && !t->pending_cr && !t->skip_line) {
+                if (!t->live && !t->need && acs_ansi_idle(&t->ansi) && !t->pending_cr && !t->skip_line) {
                         size_t j = c.off;
                         while (j < len && plain_byte(p[j]))
                                 j++;
@@ -425,7 +353,7 @@ void acs_clip_stream_flush(acs_shield *s, stream *t)
                 t->need = 0;
                 cp_in(s, t, 0xFFFD, NULL);
         }
-        t->ansi = A_NORMAL;
+        acs_ansi_reset(&t->ansi);
         t->pending_cr = false; /* a bar's last state stays */
         if (t->cur.len > 0 || t->skip_line)
                 line_complete(s, t, false, NULL);

@@ -12,7 +12,8 @@
  *
  * What the program wrote goes through, per stream:
  *   UTF-8 repair (each invalid sequence becomes U+FFFD, so the text is always
- *   valid UTF-8) -> ANSI CSI/OSC/DCS escapes dropped (unless kept) -> a bare
+ *   valid UTF-8) -> escape sequences and terminal controls dropped (unless
+ *   kept; ansi.h says which) -> a bare
  *   "\r" restarts the line (a progress bar keeps only its last state; "\r\n"
  *   is a newline) -> lines.
  * The budget (units = 256 * max_tokens, for both streams together) is split:
@@ -42,7 +43,8 @@
  *           if streaming: write buf[0..n) to the terminal now.
  *     Once feed returned n < len for a stream, it returns 0 for every later
  *     chunk of that stream: the live part is always a prefix of the stream.
- *     The live part is the program's raw bytes (escapes included); it ends
+ *     The live part is the program's raw bytes (escapes included: unless
+ *     ansi is kept, the loop passes them through acs_term_filter); it ends
  *     at a line boundary except when a line that started in an earlier chunk
  *     overflowed the head and its grace (then the epilogue starts with "\n").
  *     Live streaming also stops where a run of identical lines may start

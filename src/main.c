@@ -174,7 +174,9 @@ static int cmd_run(const acs_options *o)
                 .argv = o->args,
                 .code = o->code,
                 .code_len = o->code ? strlen(o->code) : 0,
-                .stdin_fd = o->json ? -1 : 0,
+                /* --json alone: /dev/null, as documented before --stdin existed */
+                .stdin_fd = 0,
+                .stdin_mode = o->json && o->stdin_mode == ACS_STDIN_AUTO ? ACS_STDIN_NULL : o->stdin_mode,
                 .stream = !o->json,
                 .cancel_fd = -1,
                 .mark = o->json ? NULL : &mark,

@@ -188,8 +188,14 @@ const acs_profile_key acs_profile_key_table[] = {
                  "upper-bound estimate calibrated against the cl100k_base and o200k_base "
                  "tokenizers (see acs-launch(1), OUTPUT AND THE TOKEN BUDGET)." },
         { "output", "ansi", ACS_KEY_ENUM, OFF(ansi), ansi_modes, .def = "strip",
-          .doc = "\\fBstrip\\fR removes terminal escape sequences from the returned output; "
-                 "\\fBkeep\\fR leaves them." },
+          .doc = "\\fBstrip\\fR removes escape sequences (CSI, OSC, DCS, ...) and terminal "
+                 "controls (C0 but tab, newline, carriage return and NUL; DEL; C1) from the "
+                 "report's text and from everything printed on the terminal, live or at "
+                 "the end, also when a sequence is split across writes; invalid UTF-8 "
+                 "becomes U+FFFD. \\fBkeep\\fR leaves the program's bytes as they are: it "
+                 "can then set the title, write the clipboard (OSC 52) or make the "
+                 "terminal answer into your shell's input \\(em use it only for trusted "
+                 "programs." },
 
         { "network", "mode", ACS_KEY_ENUM, OFF(net), net_modes, .def = "none",
           .doc = "\\fBnone\\fR: a network namespace with no interface at all (and no "

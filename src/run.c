@@ -17,6 +17,7 @@
 #include "apply-policy.h"
 #include "cgroup.h"
 #include "diff.h"
+#include "input.h"
 #include "loader-env.h"
 #include "profile-keys.h"
 #include "run.h"
@@ -668,7 +669,12 @@ static int finish_workspace(const acs_run_request *req, acs_sandbox *sb, const s
                 int fd = patch_fd >= 0 ? patch_fd : STDOUT_FILENO;
                 if (fd == STDOUT_FILENO && fflush(stdout) != 0)
                         return acs_error_errno(err, -errno, "patch", "writing '%s'", o->patch);
-                if (rep->files.patch && (r = acs_write_all(fd, rep->files.patch, rep->files.patch_len)) < 0)
+                if (rep->files.patch && fd == STDOUT_FILENO && isatty(fd)) {
+                        /* the program's bytes: never raw to a terminal under ansi = strip */
+                        acs_term_fwrite(rep->files.patch, rep->files.patch_len, stdout, prof->ansi == ACS_ANSI_STRIP);
+                        if (fflush(stdout) != 0)
+                                return acs_error_errno(err, -errno, "patch", "writing '%s'", o->patch);
+                } else if (rep->files.patch && (r = acs_write_all(fd, rep->files.patch, rep->files.patch_len)) < 0)
                         return acs_error_errno(err, r, "patch", "writing '%s'", o->patch);
         }
         if (o && o->keep && (r = acs_keep_layer(sb->upper_fd, &rep->files, o->keep, err)) < 0)
@@ -705,6 +711,7 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, scanp[2] = { -1, -1 };
         int sigfd = -1, modfd = -1, trace_fd = -1, patch_fd = -1, r;
         acs_shield *shield = NULL;
+        acs_input in = ACS_INPUT_NULL;
         sigset_t mask, old;
         struct timespec run_start = { 0 };
         double t0 = acs_now_ms();
@@ -746,7 +753,9 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                 p.cfg.trace_fd = trace_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
         if ((r = open_pipe(outp, err)) < 0 || (r = open_pipe(errp, err)) < 0)
                 goto out;
-        p.cfg.stdin_fd = req->stdin_fd;
+        if ((r = acs_input_open(req->stdin_fd, req->stdin_mode, &in, err)) < 0)
+                goto out;
+        p.cfg.stdin_fd = in.prog_fd;
         p.cfg.stdout_fd = outp[1];
         p.cfg.stderr_fd = errp[1];
 
@@ -786,6 +795,7 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         closep(&scanp[1]);
         closep(&modfd);
         outp[1] = errp[1] = scanp[1] = modfd = -1;
+        acs_input_spawned(&in);
         if (r < 0)
                 goto restore;
 
@@ -794,13 +804,17 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                                 .cpu_limit_us = (int64_t)p.cfg.rl_cpu * 1000000,
                                 .cgroup_fd = sb.in_cgroup ? cg.dir_fd : -1,
                                 .stream = req->stream, .shield = shield, .t_spawn = t_spawn,
-                                .trace_t0 = p.cfg.verbose ? t0 : 0,
+                                .trace_t0 = p.cfg.verbose ? t0 : 0, .input = &in,
+                                .strip_ansi = prof->ansi == ACS_ANSI_STRIP,
                                 .mark = { same_file(STDOUT_FILENO, STDERR_FILENO) ? req->mark : NULL, req->mark } };
         r = acs_supervise(&si, &so, err);
         if (r < 0) {
                 acs_sandbox_kill(&sb);
                 goto restore;
         }
+        /* nothing of the sandbox is left: give the caller's terminal back
+         * before anything more is printed on it */
+        acs_input_close(&in);
         classify(rep, &so);
         /* the kernel's OOM killer in the run's cgroup: a memory-limit kill */
         if (rep->status == ACS_STATUS_SIGNALED && rep->signal == SIGKILL && acs_cgroup_oom_kills(&cg) > 0)
@@ -874,6 +888,7 @@ out:
         }
         acs_sandbox_kill(&sb);
         acs_sandbox_close(&sb);
+        acs_input_close(&in); /* after init is reaped: the program cannot change it any more */
         acs_cgroup_destroy(&cg); /* after init is reaped: nothing is left in it */
         acs_shield_free(shield);
         free(so.scan_line);

@@ -16,7 +16,8 @@ typedef struct acs_run_request {
         char *const *argv;          /* FILE ARGS | ARGS (for code) | COMMAND ARGS */
         const char *code;           /* ACS_RUN_CODE: the source */
         size_t code_len;
-        int stdin_fd;               /* -1: /dev/null */
+        int stdin_fd;               /* the caller's stdin, -1: none (/dev/null) */
+        acs_stdin_mode stdin_mode;  /* how the program gets it (input.h) */
         bool stream;                /* pass output through live (CLI without --json) */
         int cancel_fd;              /* -1, or readable/hup => kill the sandbox (MCP) */
         /* stream: the caller's state of its stderr, through which the program's

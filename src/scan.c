@@ -15,6 +15,8 @@
 
 #include <json-c/json.h>
 
+#include "ansi.h"
+#include "diff.h"
 #include "scan-module.h"
 #include "scan-text.h"
 #include "scan.h"
@@ -250,12 +252,20 @@ static int read_source(const char *file, size_t limit, char **ret, size_t *ret_l
         return 0;
 }
 
+void acs_scan_print_finding(FILE *out, const char *file, const acs_finding *f)
+{
+        /* a message may quote a string of the code (an import name given to
+         * __import__): it must not drive the terminal it is printed on */
+        size_t n = strlen(f->message);
+        bool plain = acs_ansi_plain(f->message, n);
+        _cleanup_free_ char *q = plain ? NULL : acs_quote_c(f->message, n);
+        fprintf(out, "%s:%d:%d: %s: %s\n", file, f->line, f->col, f->rule, plain ? f->message : q ? q : "?");
+}
+
 static void print_human(const char *file, const acs_profile *p, const acs_scan_result *s)
 {
-        for (size_t i = 0; i < s->n_findings; i++) {
-                const acs_finding *f = &s->findings[i];
-                printf("%s:%d:%d: %s: %s\n", file, f->line, f->col, f->rule, f->message);
-        }
+        for (size_t i = 0; i < s->n_findings; i++)
+                acs_scan_print_finding(stdout, file, &s->findings[i]);
         if (s->verdict == ACS_VERDICT_REJECT || s->verdict == ACS_VERDICT_WARN)
                 fprintf(stderr, "acs-launch: check: %s: %zu finding%s; %s by profile %s\n", file,
                         s->n_findings, s->n_findings == 1 ? "" : "s",

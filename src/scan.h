@@ -10,6 +10,8 @@
  */
 #pragma once
 
+#include <stdio.h>
+
 #include "cli.h"
 #include "profile.h"
 #include "report.h"
@@ -75,3 +77,6 @@ int acs_scan_result_from_json(const char *line, acs_scan_result *ret);
  * Returns the exit status: 0 pass (also warn and off), 126 refused, 125 error.
  */
 int acs_cmd_check(const acs_options *o);
+/* FILE:LINE:COL: RULE: MESSAGE, one line; a message that quotes a string of
+ * the code with escapes or controls in it is printed escaped, never raw. */
+void acs_scan_print_finding(FILE *out, const char *file, const acs_finding *f);

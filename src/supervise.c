@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "ansi.h"
 #include "cputime.h"
 #include "supervise.h"
 
@@ -59,8 +60,24 @@ void acs_pass_flush(acs_outmark *mark, int fd)
                 acs_outmark_flush(mark, emit_fd, &fd);
 }
 
+/* The live head on its way to the caller's terminal: under ansi = strip
+ * through the stream's filter, whose state spans reads, so that an escape
+ * split between two of them is still dropped whole; then past the mark. */
+static void write_live(acs_outmark *mark, int fd, acs_term_filter *f, const char *buf, size_t len)
+{
+        char out[ACS_TERM_FILTER_OUT(4096)];
+        if (!f) {
+                acs_pass_through(mark, fd, buf, len);
+                return;
+        }
+        for (size_t off = 0, n; off < len; off += n) {
+                n = len - off < 4096 ? len - off : 4096;
+                acs_pass_through(mark, fd, out, acs_term_filter_feed(f, buf + off, n, out));
+        }
+}
+
 /* Drain what is readable now; returns false at EOF. */
-static bool pump(int fd, int stream, const acs_supervise_in *in)
+static bool pump(int fd, int stream, const acs_supervise_in *in, acs_term_filter *f)
 {
         char buf[65536];
         for (int rounds = 0; rounds < 16; rounds++) {
@@ -73,7 +90,8 @@ static bool pump(int fd, int stream, const acs_supervise_in *in)
                         return false;
                 size_t live = acs_shield_feed(in->shield, stream, buf, (size_t)n);
                 if (in->stream && live > 0)
-                        acs_pass_through(in->mark[stream], stream == ACS_STDOUT ? 1 : 2, buf, live);
+                        write_live(in->mark[stream], stream == ACS_STDOUT ? 1 : 2, in->strip_ansi ? f : NULL, buf,
+                                   live);
         }
         return true;
 }
@@ -148,7 +166,7 @@ static void trace(const acs_supervise_in *in, const char *what)
                 fprintf(stderr, "acs-launch: %8.3f ms  %s\n", acs_now_ms() - in->trace_t0, what);
 }
 
-enum { PF_OUT, PF_ERR, PF_SYNC, PF_PID, PF_TIMER, PF_SIG, PF_CANCEL, PF_SCAN, PF_CPU, PF_MAX };
+enum { PF_OUT, PF_ERR, PF_SYNC, PF_PID, PF_TIMER, PF_SIG, PF_CANCEL, PF_SCAN, PF_CPU, PF_STDIN, PF_MAX };
 
 /* One message from the sandbox; false at EOF. */
 static bool handle_msg(acs_sandbox *sb, acs_supervise_out *out, double t0, double *t_start)
@@ -191,6 +209,7 @@ int acs_supervise(const acs_supervise_in *in, acs_supervise_out *out, acs_error 
         size_t scan_len = 0;
         bool out_open = true, err_open = true, sync_open = true, dead = false, scan_open = in->scan_fd >= 0;
         double t0 = in->t_spawn ?: acs_now_ms(), t_start = 0;
+        acs_term_filter filt[2] = { 0 };
         int r;
 
         if (in->timeout_s > 0 && (timer = arm_timer(in->timeout_s)) < 0)
@@ -219,6 +238,8 @@ int acs_supervise(const acs_supervise_in *in, acs_supervise_out *out, acs_error 
                 p[PF_SIG].fd = in->signal_fd;
                 if (scan_open)
                         p[PF_SCAN].fd = in->scan_fd;
+                if (in->input && !dead)
+                        acs_input_pollfd(in->input, &p[PF_STDIN]);
 
                 if (poll(p, PF_MAX, -1) < 0) {
                         if (errno == EINTR)
@@ -227,10 +248,12 @@ int acs_supervise(const acs_supervise_in *in, acs_supervise_out *out, acs_error 
                         acs_sandbox_kill(in->sb);
                         return r;
                 }
-                if (p[PF_OUT].revents && !pump(in->out_fd, ACS_STDOUT, in))
+                if (p[PF_OUT].revents && !pump(in->out_fd, ACS_STDOUT, in, &filt[ACS_STDOUT]))
                         out_open = false;
-                if (p[PF_ERR].revents && !pump(in->err_fd, ACS_STDERR, in))
+                if (p[PF_ERR].revents && !pump(in->err_fd, ACS_STDERR, in, &filt[ACS_STDERR]))
                         err_open = false;
+                if (p[PF_STDIN].revents)
+                        acs_input_relay(in->input);
                 if (p[PF_SCAN].revents && (r = read_scan(in->scan_fd, &scan, &scan_len)) <= 0)
                         scan_open = false;
                 if (p[PF_SYNC].revents) {

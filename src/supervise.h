@@ -6,6 +6,7 @@
 
 #include "clip.h"
 #include "outmark.h"
+#include "input.h"
 #include "sandbox.h"
 
 typedef struct acs_supervise_in {
@@ -18,6 +19,8 @@ typedef struct acs_supervise_in {
         int64_t cpu_limit_us; /* the sandbox's total CPU time; 0 = none (cputime.h) */
         int cgroup_fd;      /* the run's cgroup (cpu.stat), or -1: init's process tree */
         bool stream;        /* pass the live head through to fds 1 and 2 */
+        bool strip_ansi;    /* ... through acs_term_filter ([output] ansi = strip) */
+        acs_input *input;   /* the stdin relay to pump while the sandbox lives, or NULL */
         acs_shield *shield;
         double t_spawn;     /* acs_now_ms() when the clone began (setup_ms counts from it) */
         double trace_t0;    /* -v: trace the end of the run relative to this; 0 = quiet */

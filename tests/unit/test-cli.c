@@ -95,6 +95,9 @@ static const struct {
         { A("check", "--net", "none"), 0, ACS_CMD_CHECK, "does not apply to check (see acs-launch check --help)" },
         /* help */
         { A("help", "nope"), 0, ACS_CMD_HELP, "no subcommand 'nope'" },
+        { A("--stdin", "bogus", "x.py"), 0, ACS_CMD_RUN, "expected 'auto', 'null', 'pipe' or 'tty', got 'bogus'" },
+        { A("exec", "--stdin=tty", "--", "sh"), 1, ACS_CMD_EXEC, NULL },
+        { A("check", "--stdin", "null", "x"), 0, ACS_CMD_CHECK, "does not apply" },
 };
 
 int main(void)
@@ -153,6 +156,19 @@ int main(void)
         r = parse(A("-c", "print(1)", "-x"), &o, &e);
         ok(r == 0 && !strcmp(o.code, "print(1)") && o.args && !strcmp(o.args[0], "-x"), "-c CODE then args");
         acs_options_done(&o);
+        static const struct {
+                const char *word;
+                acs_stdin_mode mode;
+        } stdin_modes[] = { { "auto", ACS_STDIN_AUTO }, { "null", ACS_STDIN_NULL },
+                            { "pipe", ACS_STDIN_PIPE }, { "tty", ACS_STDIN_TTY } };
+        r = parse(A("x.py"), &o, &e);
+        ok(r == 0 && o.stdin_mode == ACS_STDIN_AUTO, "--stdin defaults to auto");
+        acs_options_done(&o);
+        for (size_t i = 0; i < ELEMENTSOF(stdin_modes); i++) {
+                r = parse(A("--stdin", stdin_modes[i].word, "x.py"), &o, &e);
+                ok(r == 0 && o.stdin_mode == stdin_modes[i].mode, "--stdin %s", stdin_modes[i].word);
+                acs_options_done(&o);
+        }
         r = parse(A("--timeout=2", "--profile=shell", "s.py"), &o, &e);
         ok(r == 0 && o.timeout == 2 && !strcmp(o.profile, "shell"), "--opt=value form");
         acs_options_done(&o);
