@@ -235,11 +235,11 @@ run_acs -c '__import__("o\x1b]52;c;RklORA==\x07s")'
 is "$RC" 126 "finding: the code is refused"
 case $ERR in *"$ESC"* | *"$BEL"*) fail "finding: no raw ESC or BEL from the code on stderr"; diag "$ERR" ;;
 *) ok "finding: no raw ESC or BEL from the code on stderr" ;; esac
-contains "$ERR" '\033]52;c;RklORA==' "finding: the escape is shown escaped"
+contains "$ERR" '\x1b]52;c;RklORA==\x07' "finding: the escape is shown escaped"
 OUT=$(printf '__import__("o\\x1b]52;c;RklORA==\\x07s")\n' | "$ACS" check - 2>&1)
 case $OUT in *"$ESC"* | *"$BEL"*) fail "check: no raw ESC or BEL from the code"; diag "$OUT" ;;
 *) ok "check: no raw ESC or BEL from the code" ;; esac
-contains "$OUT" '\033]52;c;RklORA==' "check: the escape is shown escaped"
+contains "$OUT" '\x1b]52;c;RklORA==\x07' "check: the escape is shown escaped"
 
 mkdir -p "$TMP/ws" "$TMP/ws2"
 chmod 0777 "$TMP/ws" "$TMP/ws2"
