@@ -36,12 +36,17 @@ void check_import(walk *w, PyObject *node)
                 if (!n)
                         continue;
                 check_module_name(w, node, n);
+                bool allowed = acs_rules_import_allowed(w->p, n) && !members_check_import(w, node, n);
                 if (as) {
                         alias_set(w, as, n);
+                        if (allowed)
+                                members_bind(w, as, n);
                 } else {
                         char first[256];
                         snprintf(first, sizeof first, "%.*s", (int)strcspn(n, "."), n);
                         alias_set(w, first, first);
+                        if (allowed) /* import os.path binds os: members_resolve judges os.x */
+                                members_bind(w, first, first);
                 }
         }
         Py_XDECREF(names);
@@ -86,17 +91,30 @@ void check_import_from(walk *w, PyObject *node)
         }
         if (!mod || strcmp(mod, "__future__") == 0)
                 return;
-        check_module_name(w, node, mod);
         PyObject *names = get(node, S_names);
+        /* from os import path: allowed where os.path is, though os is not */
+        bool mod_ok = acs_rules_import_allowed(w->p, mod), all_sub = !mod_ok;
+        for (Py_ssize_t i = 0; all_sub && names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++) {
+                const char *n = get_str(PyList_GET_ITEM(names, i), S_name);
+                char full[512];
+                snprintf(full, sizeof full, "%s.%s", mod, n ? n : "*");
+                all_sub = n && strcmp(n, "*") != 0 && acs_rules_import_allowed(w->p, full);
+        }
+        if (!all_sub)
+                check_module_name(w, node, mod);
         for (Py_ssize_t i = 0; names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++) {
                 PyObject *a = PyList_GET_ITEM(names, i);
                 const char *n = get_str(a, S_name), *as = get_str(a, S_asname);
+                if (n && strcmp(n, "*") == 0 && mod_ok)
+                        members_check_star(w, node, mod);
                 if (!n || strcmp(n, "*") == 0)
                         continue;
                 check_from_name(w, node, mod, n);
                 char full[512];
                 snprintf(full, sizeof full, "%s.%s", mod, n);
                 alias_set(w, as ? as : n, full);
+                if ((mod_ok || all_sub) && !members_check_import(w, node, full))
+                        members_bind(w, as ? as : n, full);
         }
         Py_XDECREF(names);
 }

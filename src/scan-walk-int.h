@@ -78,6 +78,11 @@ typedef struct walk {
         char *allowed; /* "math, cmath, …" for messages */
         PyObject *sens; /* borrowed: acs_scan_sensitive() */
         PyObject *const_names; /* scan-names.c: name -> its possible strings (or None) */
+        /* scan-members.c, when the profile judges qualified names (w->members) */
+        bool members;
+        bool in_chain;         /* walking the value of an Attribute that is itself an Attribute */
+        PyObject *mod_binds;   /* name -> list of modules allowed imports bound to it */
+        PyObject *chains;      /* Attribute nodes and (node, recv, attr) getattr tuples */
 } walk;
 
 static inline bool is(PyObject *o, int t)
@@ -106,6 +111,14 @@ PyObject *fold(PyObject *node);
 PyObject *const_values(walk *w, const char *name);
 PyObject *fold_edge(PyObject *node, bool prefix, int budget);
 int acs_scan_cache_init(acs_error *err);
+
+/* scan-members.c */
+void members_bind(walk *w, const char *name, const char *module);
+void members_note_chain(walk *w, PyObject *attr_node);
+void members_note_getattr(walk *w, PyObject *node, PyObject *recv, const char *attr);
+void members_resolve(walk *w);
+bool members_check_import(walk *w, PyObject *node, const char *qualified);
+void members_check_star(walk *w, PyObject *node, const char *mod);
 
 /* scan-check.c */
 bool denied_builtin(walk *w, const char *name);
