@@ -15,6 +15,7 @@ enum opt_id {
         OPT_RO_BIND, OPT_BIND, OPT_TMPFS, OPT_SETENV, OPT_UNSETENV, OPT_CHDIR, OPT_APPLY,
         OPT_PATCH, OPT_KEEP, OPT_JSON, OPT_REPORT, OPT_QUIET, OPT_VERBOSE, OPT_VERSION,
         OPT_HELP, OPT_CODE, OPT_MAX_CONCURRENCY, OPT_CPU,
+        OPT_PROCESSES, OPT_OPEN_FILES, OPT_FILE_SIZE, OPT_VENV, OPT_SHOW,
 };
 
 typedef struct opt_def {
@@ -49,6 +50,11 @@ static const opt_def opts_table[] = {
         { "help", 'h', 0, OPT_HELP },
         { NULL, 'c', 1, OPT_CODE },
         { "max-concurrency", 0, 1, OPT_MAX_CONCURRENCY },
+        { "processes", 0, 1, OPT_PROCESSES },
+        { "open-files", 0, 1, OPT_OPEN_FILES },
+        { "file-size", 0, 1, OPT_FILE_SIZE },
+        { "venv", 0, 1, OPT_VENV },
+        { "show", 0, 1, OPT_SHOW },
 };
 
 static const struct {
@@ -86,6 +92,8 @@ void acs_options_done(acs_options *o)
         free(o->keep);
         free(o->report);
         free(o->code);
+        free(o->venv);
+        free(o->show);
         acs_strv_free(o->args);
         *o = (acs_options){ 0 };
 }
@@ -123,13 +131,16 @@ static bool allowed_for(acs_command cmd, enum opt_id id)
                 return cmd != ACS_CMD_PROFILES && cmd != ACS_CMD_DOCTOR;
         case OPT_JSON:
                 return cmd == ACS_CMD_RUN || cmd == ACS_CMD_EXEC || cmd == ACS_CMD_CHECK ||
-                       cmd == ACS_CMD_APPLY || cmd == ACS_CMD_BENCH;
+                       cmd == ACS_CMD_APPLY || cmd == ACS_CMD_BENCH || cmd == ACS_CMD_PROFILES;
+        case OPT_SHOW:
+                return cmd == ACS_CMD_PROFILES;
         case OPT_WORKSPACE:
                 return cmd == ACS_CMD_RUN || cmd == ACS_CMD_EXEC || cmd == ACS_CMD_MCP ||
                        cmd == ACS_CMD_APPLY;
         case OPT_PATCH:
                 return cmd == ACS_CMD_RUN || cmd == ACS_CMD_EXEC || cmd == ACS_CMD_APPLY;
         case OPT_CODE:
+        case OPT_VENV:
                 return cmd == ACS_CMD_RUN;
         case OPT_MAX_CONCURRENCY:
                 return cmd == ACS_CMD_MCP;
@@ -203,6 +214,27 @@ static int apply_opt(acs_options *o, const opt_def *d, const char *spelled, cons
                 o->has_cpu = true;
                 return 0;
         }
+        case OPT_PROCESSES: /* the ranges of [limits] processes and open_files */
+                if (acs_parse_uint(a, &o->processes) < 0 || o->processes < 1 || o->processes > (1 << 22))
+                        goto bad;
+                o->has_processes = true;
+                return 0;
+        case OPT_OPEN_FILES:
+                if (acs_parse_uint(a, &o->open_files) < 0 || o->open_files < 8 || o->open_files > (1 << 20))
+                        goto bad;
+                o->has_open_files = true;
+                return 0;
+        case OPT_FILE_SIZE: /* 0: no limit, as the profile key */
+                if (acs_parse_size(a, &o->file_size) < 0)
+                        goto bad;
+                o->has_file_size = true;
+                return 0;
+        case OPT_SHOW: return dup_to(&o->show, a);
+        case OPT_VENV:
+                if (a[0] != '/')
+                        return acs_error_set(err, -EINVAL, "usage", "%s: expected an absolute path, got '%s'",
+                                             spelled, a);
+                return dup_to(&o->venv, a);
         case OPT_MAX_TOKENS:
                 if (acs_parse_uint(a, &o->max_tokens) < 0)
                         goto bad;
@@ -388,7 +420,7 @@ void acs_cli_usage(FILE *out)
               "  acs-launch check [OPTIONS] [FILE | -]          AST scan only; nothing runs\n"
               "  acs-launch mcp [OPTIONS]                       MCP server on stdin/stdout\n"
               "  acs-launch apply DIR --workspace W             apply a layer kept with --keep\n"
-              "  acs-launch profiles                            list profiles on the search path\n"
+              "  acs-launch profiles [--show NAME [--json]]     list profiles, or show one's effective policy\n"
               "  acs-launch doctor                              check what this host supports\n"
               "  acs-launch bench [OPTIONS]                     built-in benchmark\n"
               "\nOptions:\n"
@@ -396,6 +428,8 @@ void acs_cli_usage(FILE *out)
               "  -w, --workspace DIR       host directory shown at /workspace (overlay lower layer)\n"
               "      --timeout SEC         wall-clock limit        --memory SIZE   address-space limit\n"
               "      --cpu SEC             CPU time of the whole sandbox\n"
+              "      --processes N         processes and threads  --open-files N  --file-size SIZE\n"
+              "      --venv DIR            use a Python virtual environment read-only\n"
               "      --max-tokens N        output budget           --net none|loopback\n"
               "      --ro-bind SRC DEST    --bind SRC DEST         --tmpfs DEST\n"
               "      --setenv VAR VALUE    --unsetenv VAR          --chdir DIR\n"

@@ -13,7 +13,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <json-c/json.h>
+
 #include "profile-keys.h"
+#include "profile-show.h"
 #include "profile.h"
 #include "tap.h"
 
