@@ -162,6 +162,39 @@ struct json_object *acs_mcp_tools_list_result(void)
         return r;
 }
 
+void acs_mcp_tools_describe_policy(struct json_object *list, const char *profile, char *const *allow_imports)
+{
+        struct json_object *tools = NULL;
+        char *mods = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&mods, &len);
+        if (!f || !json_object_object_get_ex(list, "tools", &tools)) {
+                if (f)
+                        fclose(f);
+                free(mods);
+                return;
+        }
+        for (char *const *m = allow_imports; m && *m; m++)
+                fprintf(f, "%s%s", m == allow_imports ? "" : " ", *m);
+        fclose(f);
+        for (size_t i = 0; i < json_object_array_length(tools); i++) {
+                struct json_object *t = json_object_array_get_idx(tools, i), *name, *desc;
+                if (!json_object_object_get_ex(t, "name", &name) ||
+                    !json_object_object_get_ex(t, "description", &desc))
+                        continue;
+                const char *n = json_object_get_string(name);
+                if (strcmp(n, "execute_python") != 0 && strcmp(n, "inspect_code_security") != 0)
+                        continue;
+                char *text = NULL;
+                if (asprintf(&text, "%s Profile '%s' allows imports of: %s.", json_object_get_string(desc),
+                             profile, mods && *mods ? mods : "nothing") < 0)
+                        continue;
+                json_object_object_add(t, "description", json_object_new_string(text));
+                free(text);
+        }
+        free(mods);
+}
+
 /* ---- tools/call arguments --------------------------------------------- */
 
 void acs_mcp_call_done(acs_mcp_call *c)

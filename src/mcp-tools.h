@@ -33,6 +33,12 @@ const char *acs_mcp_negotiate_version(const char *requested);
 /* Result objects; NULL only on allocation failure. Caller owns (json_object_put). */
 struct json_object *acs_mcp_initialize_result(const char *version, const char *server_version);
 struct json_object *acs_mcp_tools_list_result(void);
+/*
+ * Append one line to execute_python's and inspect_code_security's
+ * descriptions in a tools/list result: the modules the server's profile
+ * allows, so a model learns the policy before its first call.
+ */
+void acs_mcp_tools_describe_policy(struct json_object *list, const char *profile, char *const *allow_imports);
 
 /*
  * Whether a tool's argument validation error is a tool execution error

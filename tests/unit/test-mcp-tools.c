@@ -181,11 +181,32 @@ static void test_results(void)
         }
 }
 
+/* The server profile's allowed modules reach the descriptions, in full, on one line. */
+static void test_policy_line(void)
+{
+        struct json_object *list = acs_mcp_tools_list_result(), *tools, *t, *d;
+        char *mods[] = { "math", "os.path", "lzma", NULL };
+        acs_mcp_tools_describe_policy(list, "default", mods);
+        ok(json_object_object_get_ex(list, "tools", &tools), "tools/list has tools");
+        for (size_t i = 0; i < json_object_array_length(tools); i++) {
+                t = json_object_array_get_idx(tools, i);
+                json_object_object_get_ex(t, "name", &d);
+                const char *name = json_object_get_string(d);
+                json_object_object_get_ex(t, "description", &d);
+                const char *desc = json_object_get_string(d);
+                bool py = strcmp(name, "execute_python") == 0 || strcmp(name, "inspect_code_security") == 0;
+                bool has = strstr(desc, "Profile 'default' allows imports of: math os.path lzma.") != NULL;
+                ok(py == has && !strchr(desc, '\n'), "%s: policy line %s", name, py ? "present" : "absent");
+        }
+        json_object_put(list);
+}
+
 int main(void)
 {
         test_versions();
         test_lists();
         test_parse_call();
         test_results();
+        test_policy_line();
         return tap_done();
 }
