@@ -72,6 +72,26 @@ is "$(tr -d "\r" <"$TMP/ws/total.csv" 2>/dev/null)" "total,3" "  total.csv is wr
 is "$(cat "$TMP/ws/out/note.txt" 2>/dev/null)" "from pathlib" "  out/note.txt is written back"
 check "  out/copy.csv is written back" cmp -s "$TMP/ws/data.csv" "$TMP/ws/out/copy.csv"
 
+# the scan lets file work through because the kernel confines it: under
+# default, writes outside the workspace and the private tmpfs mounts fail,
+# and the host's files outside the bound system directories are not there
+cat >"$TMP/escape.py" <<'PY'
+import pathlib
+for path in ("/usr/evil", "/etc/hosts", "/etc/passwd", "/run/acs/x", "/proc/sys/kernel/hostname", "/proc/1/environ"):
+    try:
+        with open(path, "wb") as f:
+            f.write(b"x")
+        print("WROTE", path)
+    except OSError as e:
+        print("refused", path, type(e).__name__)
+for path in ("/root", "/home/" , "/etc/shadow", "/var/lib"):
+    print("EXISTS" if pathlib.Path(path).exists() else "absent", path)
+PY
+run_acs -- "$TMP/escape.py"
+is "$RC" 0 "file escapes pass the scan under default and run"
+lacks "$OUT" "WROTE" "  the kernel refuses every write outside the workspace and tmpfs"
+lacks "$OUT" "EXISTS" "  and the host's other files are not in the sandbox"
+
 # pure-math stays pure: no open, no file modules
 run_acs --profile pure-math -c 'open("x", "w")'
 is "$RC" 126 "pure-math refuses open"
