@@ -23,6 +23,10 @@ typedef struct acs_mcp_call {
         bool has_timeout;
         double timeout; /* seconds */
         char *profile;  /* NULL: the server's default for the tool */
+        /* limits the call asks for; tighten-only against the profile (mcp-worker.c) */
+        bool has_cpu, has_memory, has_processes, has_open_files;
+        uint64_t cpu;   /* seconds, rounded up */
+        uint64_t memory, processes, open_files;
 } acs_mcp_call;
 
 void acs_mcp_call_done(acs_mcp_call *c);

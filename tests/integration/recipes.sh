@@ -72,6 +72,31 @@ done
 run_acs --profile "$TMP/locked.ini" --processes 8 --open-files 16 --file-size 1K -c 'print("tight")'
 is "$OUT" tight "  and accepts tighter ones"
 
+# the MCP call may lower the server profile's limits, never raise them
+res=$(python3 - "$ACS" <<'PY'
+import json, subprocess, sys
+p = subprocess.Popen([sys.argv[1], "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                     stderr=subprocess.DEVNULL, text=True)
+def send(m):
+    p.stdin.write(json.dumps(dict(jsonrpc="2.0", **m)) + "\n")
+    p.stdin.flush()
+send(dict(id=1, method="initialize", params=dict(protocolVersion="2025-06-18", capabilities={},
+                                                 clientInfo=dict(name="t", version="1"))))
+for i, n in ((2, 100), (3, 100000)):
+    send(dict(id=i, method="tools/call", params=dict(name="execute_command",
+              arguments=dict(command="ulimit -n", open_files=n, cpu=5))))
+r = {}
+while len(r) < 3:
+    m = json.loads(p.stdout.readline())
+    r[m["id"]] = m.get("result", {})
+p.stdin.close()
+p.wait()
+ok = r[2]["structuredContent"]
+print(ok["stdout"]["text"].strip(), ok["limits"]["cpu_s"], r[3].get("isError"), "open_files" in r[3]["content"][0]["text"])
+PY
+)
+is "$res" "100 5 True True" "MCP execute_command: open_files and cpu lower the profile's limits; a higher open_files is refused"
+
 # memory_rlimit = fallback: RLIMIT_AS only where no memory cgroup bounds the run
 printf '[profile]\ninherit = unsafe-python\n[limits]\nmemory = 512M\nmemory_rlimit = fallback\n' >"$TMP/fb.ini"
 run_acs --profile "$TMP/fb.ini" --json -c 'import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0])'

@@ -94,6 +94,14 @@ static const struct {
         { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\\u0000rm\"}}", -EINVAL, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_command\",\"arguments\":{\"code\":\"ls\"}}", -EINVAL, 0, NULL, 0, NULL },
         { "{\"name\":\"inspect_code_security\",\"arguments\":{\"code\":\"1\",\"timeout\":1}}", -EINVAL, 0, NULL, 0, NULL },
+        /* limits (issue 13): types and ranges; the profile bound is mcp-worker's */
+        { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\",\"cpu\":1.5,\"processes\":8,"
+          "\"open_files\":64,\"memory\":33554432}}", 0, ACS_TOOL_COMMAND, "ls", 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"processes\":0}}", -ERANGE, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"open_files\":\"9\"}}", -EINVAL, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"memory\":1024}}", -ERANGE, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"cpu\":0}}", -ERANGE, 0, NULL, 0, NULL },
+        { "{\"name\":\"inspect_code_security\",\"arguments\":{\"code\":\"1\",\"cpu\":1}}", -EINVAL, 0, NULL, 0, NULL },
 };
 
 static void test_parse_call(void)
@@ -115,6 +123,10 @@ static void test_parse_call(void)
                         is_int(c.has_timeout, calls[i].timeout > 0, "  has_timeout");
                         ok(c.timeout == calls[i].timeout, "  timeout %g", c.timeout);
                         is_str(c.profile, calls[i].profile, "  profile");
+                        if (strstr(calls[i].params, "\"processes\":8"))
+                                ok(c.has_cpu && c.cpu == 2 && c.has_processes && c.processes == 8 && c.has_open_files &&
+                                           c.open_files == 64 && c.has_memory && c.memory == 33554432,
+                                   "  limits parsed (cpu rounded up)");
                 }
                 acs_mcp_call_done(&c);
                 json_object_put(params);
