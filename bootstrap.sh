@@ -15,13 +15,16 @@ if [ "${1:-}" != "--no-deps" ]; then
         apt-get update -qq
         # build: compiler, autotools, and one -dev package per library configure checks
         # tests: util-linux (setpriv), git (git apply), python3-jsonschema (report schema),
-        #        nodejs + npm (the MCP SDK client), bubblewrap + hyperfine (bench/)
+        #        nodejs + npm (the MCP SDK client), bubblewrap + hyperfine (bench/),
+        #        python3-numpy/-pandas/-matplotlib (profile data), python3-pytest (the
+        #        test-suite recipe), python3-venv ([python] venv)
         apt-get install -y -qq --no-install-recommends \
                 build-essential autoconf automake libtool pkg-config \
                 libcap-dev libseccomp-dev libmount-dev libinih-dev python3-dev \
                 libjson-c-dev nettle-dev libgit2-dev \
                 python3 util-linux git python3-jsonschema time procps iproute2 \
-                bubblewrap hyperfine ca-certificates >/dev/null
+                bubblewrap hyperfine ca-certificates \
+                python3-numpy python3-pandas python3-matplotlib python3-pytest python3-venv >/dev/null
         command -v node >/dev/null 2>&1 || apt-get install -y -qq --no-install-recommends nodejs >/dev/null
         command -v npm >/dev/null 2>&1 || apt-get install -y -qq --no-install-recommends npm >/dev/null
 fi

@@ -16,7 +16,7 @@ enum opt_id {
         OPT_RO_BIND, OPT_BIND, OPT_TMPFS, OPT_SETENV, OPT_UNSETENV, OPT_CHDIR, OPT_APPLY,
         OPT_PATCH, OPT_KEEP, OPT_JSON, OPT_REPORT, OPT_QUIET, OPT_VERBOSE, OPT_VERSION,
         OPT_HELP, OPT_CODE, OPT_MAX_CONCURRENCY, OPT_CPU, OPT_ALLOW_PROFILE, OPT_MAX_TIMEOUT,
-        OPT_STDIN,
+        OPT_STDIN, OPT_PROCESSES, OPT_OPEN_FILES, OPT_FILE_SIZE, OPT_VENV, OPT_SHOW,
 };
 
 typedef struct opt_def {
@@ -54,6 +54,11 @@ static const opt_def opts_table[] = {
         { "allow-profile", 0, 1, OPT_ALLOW_PROFILE },
         { "max-timeout", 0, 1, OPT_MAX_TIMEOUT },
         { "stdin", 0, 1, OPT_STDIN },
+        { "processes", 0, 1, OPT_PROCESSES },
+        { "open-files", 0, 1, OPT_OPEN_FILES },
+        { "file-size", 0, 1, OPT_FILE_SIZE },
+        { "venv", 0, 1, OPT_VENV },
+        { "show", 0, 1, OPT_SHOW },
 };
 
 static const struct {
@@ -91,6 +96,8 @@ void acs_options_done(acs_options *o)
         free(o->keep);
         free(o->report);
         free(o->code);
+        free(o->venv);
+        free(o->show);
         acs_strv_free(o->args);
         acs_strv_free(o->allow_profiles);
         *o = (acs_options){ 0 };
@@ -129,13 +136,16 @@ static bool allowed_for(acs_command cmd, enum opt_id id)
                 return cmd != ACS_CMD_PROFILES && cmd != ACS_CMD_DOCTOR;
         case OPT_JSON:
                 return cmd == ACS_CMD_RUN || cmd == ACS_CMD_EXEC || cmd == ACS_CMD_CHECK ||
-                       cmd == ACS_CMD_APPLY || cmd == ACS_CMD_BENCH;
+                       cmd == ACS_CMD_APPLY || cmd == ACS_CMD_BENCH || cmd == ACS_CMD_PROFILES;
+        case OPT_SHOW:
+                return cmd == ACS_CMD_PROFILES;
         case OPT_WORKSPACE:
                 return cmd == ACS_CMD_RUN || cmd == ACS_CMD_EXEC || cmd == ACS_CMD_MCP ||
                        cmd == ACS_CMD_APPLY;
         case OPT_PATCH:
                 return cmd == ACS_CMD_RUN || cmd == ACS_CMD_EXEC || cmd == ACS_CMD_APPLY;
         case OPT_CODE:
+        case OPT_VENV:
                 return cmd == ACS_CMD_RUN;
         case OPT_MAX_CONCURRENCY: case OPT_ALLOW_PROFILE: case OPT_MAX_TIMEOUT:
                 return cmd == ACS_CMD_MCP;
@@ -236,6 +246,30 @@ static int apply_opt(acs_options *o, const opt_def *d, const char *a, const char
                 o->cpu = scratch.cpu;
                 o->has_cpu = true;
                 return 0;
+        case OPT_PROCESSES: /* the ranges and words of the profile keys */
+                if ((r = parse_as_key("limits", "processes", d->lng, a, &scratch, err)) < 0)
+                        return r;
+                o->processes = scratch.processes;
+                o->has_processes = true;
+                return 0;
+        case OPT_OPEN_FILES:
+                if ((r = parse_as_key("limits", "open_files", d->lng, a, &scratch, err)) < 0)
+                        return r;
+                o->open_files = scratch.open_files;
+                o->has_open_files = true;
+                return 0;
+        case OPT_FILE_SIZE: /* 0: no limit, as the profile key */
+                if ((r = parse_as_key("limits", "file_size", d->lng, a, &scratch, err)) < 0)
+                        return r;
+                o->file_size = scratch.file_size;
+                o->has_file_size = true;
+                return 0;
+        case OPT_SHOW: return dup_to(&o->show, a);
+        case OPT_VENV:
+                if (a[0] != '/')
+                        return acs_error_set(err, -EINVAL, "usage", "--%s: expected an absolute path, got '%s'",
+                                             d->lng, a);
+                return dup_to(&o->venv, a);
         case OPT_MAX_TOKENS:
                 if ((r = parse_as_key("output", "max_tokens", d->lng, a, &scratch, err)) < 0)
                         return r;
@@ -526,9 +560,11 @@ fail:
         "  -w, --workspace DIR       host directory shown at /workspace (overlay lower layer)\n"             \
         "      --timeout SEC         wall-clock limit: decimal seconds (1.5), 0 for none\n"                  \
         "      --cpu SEC             CPU time of the whole sandbox (whole seconds, rounded up)\n"           \
+        "      --processes N         processes and threads   --open-files N   --file-size SIZE\n"           \
         "      --memory SIZE         memory limit (K, M, G suffixes), at least 16M; 0 for none\n"           \
         "      --max-tokens N        output budget for stdout and stderr, 1 to 4194304\n"                     \
         "      --net none|loopback   network namespace\n"                                                    \
+        "      --venv DIR            (run) a Python virtual environment, read-only\n"                        \
         "      --ro-bind SRC DEST    --bind SRC DEST   --tmpfs DEST   (DEST absolute, no '..')\n"            \
         "      --setenv VAR VALUE    --unsetenv VAR    --chdir DIR\n"                                         \
         "      --apply               write workspace changes back into DIR after a successful run\n"         \
@@ -582,8 +618,9 @@ static const struct {
           "      --patch FILE|-        also write the kept patch\n"
           "      --json                print the result as one JSON object\n" },
         { ACS_CMD_PROFILES,
-          "Usage: acs-launch profiles\n"
-          "List the profiles on the search path: name, description, file.\n" },
+          "Usage: acs-launch profiles [--show NAME|PATH [--json]]\n"
+          "List the profiles on the search path: name, description, file;\n"
+          "with --show, one profile's effective policy after inheritance.\n" },
         { ACS_CMD_DOCTOR,
           "Usage: acs-launch doctor\n"
           "Check what this host supports; exit 1 when an essential check fails.\n" },
@@ -607,7 +644,7 @@ void acs_cli_usage(FILE *out, acs_command topic)
               "  acs-launch check [OPTIONS] [FILE | -]          AST scan only; nothing runs\n"
               "  acs-launch mcp [OPTIONS]                       MCP server on stdin/stdout\n"
               "  acs-launch apply DIR --workspace W             apply a layer kept with --keep\n"
-              "  acs-launch profiles                            list profiles on the search path\n"
+              "  acs-launch profiles [--show NAME [--json]]     list profiles, or show one's effective policy\n"
               "  acs-launch doctor                              check what this host supports\n"
               "  acs-launch bench [OPTIONS]                     built-in benchmark\n"
               "  acs-launch SUBCOMMAND --help                   options of one subcommand\n"

@@ -36,6 +36,10 @@ typedef struct acs_options {
         char *workspace;
         /* overrides; has_* says whether given */
         bool has_timeout, has_memory, has_max_tokens, has_net, has_cpu;
+        bool has_processes, has_open_files, has_file_size;
+        uint64_t processes, open_files, file_size; /* as the [limits] keys */
+        char *venv;          /* --venv DIR: [python] venv */
+        char *show;          /* profiles --show NAME */
         double timeout;
         uint64_t memory;
         uint64_t cpu;        /* seconds: the whole sandbox's CPU time */

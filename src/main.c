@@ -15,6 +15,7 @@
 #include "mcp.h"
 #include "outmark.h"
 #include "profile.h"
+#include "profile-show.h"
 #include "run.h"
 #include "scan.h"
 
@@ -254,7 +255,14 @@ int main(int argc, char *argv[])
                 status = acs_mcp_main(&o);
                 break;
         case ACS_CMD_PROFILES:
-                status = acs_profile_list(stdout, &err) < 0 ? (print_error(&err), 125) : 0;
+                if (o.show)
+                        status = acs_profile_show(stdout, o.show, o.json, &err) < 0 ? (print_error(&err), 125) : 0;
+                else if (o.json) {
+                        acs_error_set(&err, -EINVAL, "usage", "profiles: --json goes with --show NAME");
+                        print_error(&err);
+                        status = 125;
+                } else
+                        status = acs_profile_list(stdout, &err) < 0 ? (print_error(&err), 125) : 0;
                 break;
         case ACS_CMD_DOCTOR:
                 status = acs_doctor(stdout);

@@ -10,6 +10,7 @@
  * structuredContent (the SDK does) never rejects an honest report.
  */
 #include <math.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,17 +76,30 @@ struct json_object *acs_mcp_initialize_result(const char *version, const char *s
 
 /* ---- schemas ---------------------------------------------------------- */
 
+/* Limits a call may lower (never raise) below the profile's. */
+#define LIMIT_PROPS                                                                                   \
+        "\"cpu\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"maximum\":86400,"                      \
+        "\"description\":\"CPU seconds for the whole sandbox; at most the profile's\"},"                \
+        "\"memory\":{\"type\":\"integer\",\"minimum\":16777216,"                                      \
+        "\"description\":\"Memory limit in bytes; at most the profile's\"},"                            \
+        "\"processes\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4194304,"                       \
+        "\"description\":\"Most processes and threads at once; at most the profile's\"},"               \
+        "\"open_files\":{\"type\":\"integer\",\"minimum\":8,\"maximum\":1048576,"                      \
+        "\"description\":\"Most open files per process; at most the profile's\"}"
+
 /* "timeout" and "profile" are added per server by tool_input(): they advertise its policy. */
 static const char python_input[] =
         "{\"type\":\"object\",\"properties\":{"
         "\"code\":{\"type\":\"string\",\"description\":\"Python 3 source, run like python3 -c "
-        "in a fresh sandbox with /workspace as the working directory\"}"
+        "in a fresh sandbox with /workspace as the working directory\"},"
+        LIMIT_PROPS
         "},\"required\":[\"code\"],\"additionalProperties\":false}";
 
 static const char command_input[] =
         "{\"type\":\"object\",\"properties\":{"
         "\"command\":{\"type\":\"string\",\"description\":\"Shell command line, run by /bin/sh -c "
-        "under the 'shell' profile in a fresh sandbox\"}"
+        "under the 'shell' profile in a fresh sandbox\"},"
+        LIMIT_PROPS
         "},\"required\":[\"command\"],\"additionalProperties\":false}";
 
 static const char inspect_input[] =
@@ -235,6 +249,39 @@ struct json_object *acs_mcp_tools_list_result(const acs_mcp_policy *pol)
         return r;
 }
 
+void acs_mcp_tools_describe_policy(struct json_object *list, const char *profile, char *const *allow_imports)
+{
+        struct json_object *tools = NULL;
+        char *mods = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&mods, &len);
+        if (!f || !json_object_object_get_ex(list, "tools", &tools)) {
+                if (f)
+                        fclose(f);
+                free(mods);
+                return;
+        }
+        for (char *const *m = allow_imports; m && *m; m++)
+                fprintf(f, "%s%s", m == allow_imports ? "" : " ", *m);
+        fclose(f);
+        for (size_t i = 0; i < json_object_array_length(tools); i++) {
+                struct json_object *t = json_object_array_get_idx(tools, i), *name, *desc;
+                if (!json_object_object_get_ex(t, "name", &name) ||
+                    !json_object_object_get_ex(t, "description", &desc))
+                        continue;
+                const char *n = json_object_get_string(name);
+                if (strcmp(n, "execute_python") != 0 && strcmp(n, "inspect_code_security") != 0)
+                        continue;
+                char *text = NULL;
+                if (asprintf(&text, "%s Profile '%s' allows imports of: %s.", json_object_get_string(desc),
+                             profile, mods && *mods ? mods : "nothing") < 0)
+                        continue;
+                json_object_object_add(t, "description", json_object_new_string(text));
+                free(text);
+        }
+        free(mods);
+}
+
 /* ---- tools/call arguments --------------------------------------------- */
 
 void acs_mcp_call_done(acs_mcp_call *c)
@@ -268,6 +315,62 @@ static const char *allowed_list(const acs_mcp_policy *pol, char *buf, size_t siz
         return buf;
 }
 
+static bool is_limit_key(const char *key)
+{
+        return strcmp(key, "cpu") == 0 || strcmp(key, "memory") == 0 || strcmp(key, "processes") == 0 ||
+               strcmp(key, "open_files") == 0;
+}
+
+/* An integer argument in [min, max]: 1 when given, 0 when absent, < 0 bad. */
+static int int_arg(struct json_object *args, const char *key, int64_t min, int64_t max, uint64_t *ret)
+{
+        struct json_object *v;
+        if (!json_object_object_get_ex(args, key, &v))
+                return 0;
+        if (!json_object_is_type(v, json_type_int))
+                return -EINVAL;
+        int64_t n = json_object_get_int64(v);
+        if (n < min || n > max)
+                return -ERANGE;
+        *ret = (uint64_t)n;
+        return 1;
+}
+
+static int parse_limits(const struct tool_def *d, struct json_object *args, acs_mcp_call *c, int *ret_code,
+                        char *msg, size_t size)
+{
+        static const struct {
+                const char *key;
+                int64_t min, max;
+                size_t has, val;
+        } ints[] = {
+                { "memory", 16 << 20, INT64_MAX, offsetof(acs_mcp_call, has_memory), offsetof(acs_mcp_call, memory) },
+                { "processes", 1, 1 << 22, offsetof(acs_mcp_call, has_processes), offsetof(acs_mcp_call, processes) },
+                { "open_files", 8, 1 << 20, offsetof(acs_mcp_call, has_open_files), offsetof(acs_mcp_call, open_files) },
+        };
+        struct json_object *v;
+        for (size_t i = 0; i < ELEMENTSOF(ints); i++) {
+                int r = int_arg(args, ints[i].key, ints[i].min, ints[i].max,
+                                (uint64_t *)((char *)c + ints[i].val));
+                if (r < 0)
+                        return bad_params(ret_code, msg, size, r,
+                                          "Invalid arguments for %s: \"%s\" must be an integer from %lld to %lld",
+                                          d->name, ints[i].key, (long long)ints[i].min, (long long)ints[i].max);
+                *(bool *)((char *)c + ints[i].has) = r > 0;
+        }
+        if (json_object_object_get_ex(args, "cpu", &v)) {
+                double t = json_object_get_double(v);
+                if ((!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)) ||
+                    !isfinite(t) || t <= 0 || t > 86400)
+                        return bad_params(ret_code, msg, size, -ERANGE,
+                                          "Invalid arguments for %s: \"cpu\" must be > 0 and <= 86400 seconds",
+                                          d->name);
+                c->has_cpu = true;
+                c->cpu = (uint64_t)t + ((double)(uint64_t)t < t); /* rounded up, as --cpu */
+        }
+        return 0;
+}
+
 static int parse_arguments(const acs_mcp_policy *pol, const struct tool_def *d, acs_mcp_tool tool,
                            struct json_object *args, acs_mcp_call *c, int *ret_code, char *msg, size_t size)
 {
@@ -281,6 +384,7 @@ static int parse_arguments(const acs_mcp_policy *pol, const struct tool_def *d, 
                 json_object_object_foreach(args, key, val) {
                         bool known = strcmp(key, main_key) == 0 ||
                                      (tool != ACS_TOOL_INSPECT && strcmp(key, "timeout") == 0) ||
+                                     (tool != ACS_TOOL_INSPECT && is_limit_key(key)) ||
                                      (tool != ACS_TOOL_COMMAND && strcmp(key, "profile") == 0);
                         (void)val;
                         if (!known)
@@ -325,6 +429,11 @@ static int parse_arguments(const acs_mcp_policy *pol, const struct tool_def *d, 
                                           t, pol->max_timeout, pol->max_timeout);
                 c->has_timeout = true;
                 c->timeout = t;
+        }
+        if (tool != ACS_TOOL_INSPECT) {
+                int r = parse_limits(d, args, c, ret_code, msg, size);
+                if (r < 0)
+                        return r;
         }
         if (json_object_object_get_ex(args, "profile", &v)) {
                 const char *p = json_object_get_string(v);

@@ -23,6 +23,10 @@ typedef struct acs_mcp_call {
         bool has_timeout;
         double timeout; /* seconds */
         char *profile;  /* NULL: the server's default for the tool */
+        /* limits the call asks for; tighten-only against the profile (mcp-worker.c) */
+        bool has_cpu, has_memory, has_processes, has_open_files;
+        uint64_t cpu;   /* seconds, rounded up */
+        uint64_t memory, processes, open_files;
 } acs_mcp_call;
 
 void acs_mcp_call_done(acs_mcp_call *c);
@@ -50,6 +54,12 @@ const char *acs_mcp_negotiate_version(const char *requested);
 struct json_object *acs_mcp_initialize_result(const char *version, const char *server_version);
 /* The tools' inputSchema advertises exactly what pol allows (profile enum, timeout maximum). */
 struct json_object *acs_mcp_tools_list_result(const acs_mcp_policy *pol);
+/*
+ * Append one line to execute_python's and inspect_code_security's
+ * descriptions in a tools/list result: the modules the server's profile
+ * allows, so a model learns the policy before its first call.
+ */
+void acs_mcp_tools_describe_policy(struct json_object *list, const char *profile, char *const *allow_imports);
 
 /*
  * Whether a tool's argument validation error is a tool execution error

@@ -48,6 +48,44 @@ static struct json_object *inspect(const acs_profile *p, const acs_mcp_call *c)
         return r;
 }
 
+/*
+ * The call's limits, bounded by the operator's: each may only lower what the
+ * server's options and profile allow (0 there is no limit). Returns the
+ * name of a limit the call would raise, or NULL.
+ */
+static const char *call_limits(acs_options *ro, const acs_profile *p, const acs_mcp_call *c)
+{
+        uint64_t cpu = ro->has_cpu ? ro->cpu : p->cpu, mem = ro->has_memory ? ro->memory : p->memory;
+        uint64_t procs = ro->has_processes ? ro->processes : p->processes;
+        uint64_t files = ro->has_open_files ? ro->open_files : p->open_files;
+        if (c->has_cpu && cpu && c->cpu > cpu)
+                return "cpu";
+        if (c->has_memory && mem && c->memory > mem)
+                return "memory";
+        if (c->has_processes && c->processes > procs)
+                return "processes";
+        if (c->has_open_files && c->open_files > files)
+                return "open_files";
+        if (c->has_cpu) {
+                ro->has_cpu = true;
+                ro->cpu = c->cpu;
+        }
+        if (c->has_memory) {
+                ro->has_memory = true;
+                ro->memory = c->memory;
+        }
+        if (c->has_processes) {
+                ro->has_processes = true;
+                ro->processes = c->processes;
+        }
+        if (c->has_open_files) {
+                ro->has_open_files = true;
+                ro->open_files = c->open_files;
+        }
+        return NULL;
+}
+
+
 struct json_object *acs_mcp_execute(const acs_options *o, const acs_mcp_policy *pol, const acs_mcp_call *c,
                                     int cancel_fd)
 {
@@ -72,6 +110,11 @@ struct json_object *acs_mcp_execute(const acs_options *o, const acs_mcp_policy *
                 ro.has_timeout = true;
                 ro.timeout = c->timeout;
         }
+        const char *over = call_limits(&ro, p, c);
+        if (over)
+                return error_result("\"%s\" may only lower profile %s's limit: ask for at most what "
+                                    "`acs-launch profiles --show %s` says",
+                                    over, p->name, p->name);
         ro.json = true;
         ro.apply = false;
         ro.patch = NULL;

@@ -40,6 +40,7 @@
 #include "mcp-out.h"
 #include "mcp-policy.h"
 #include "mcp-worker.h"
+#include "profile.h"
 
 /* Bounds on what a client can make the server hold. */
 #define READ_CHUNK (64u << 10)
@@ -446,6 +447,18 @@ static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
         start_queued(s);
 }
 
+/* The tool list, with the server profile's allowed modules in the descriptions. */
+static struct json_object *tools_list(mcp_server *s)
+{
+        struct json_object *r = acs_mcp_tools_list_result(&s->policy);
+        const char *name = s->opts->profile ? s->opts->profile : "default";
+        _cleanup_profile_ acs_profile *p = NULL;
+        acs_error err = { 0 };
+        if (r && acs_profile_load(name, &p, &err) == 0)
+                acs_mcp_tools_describe_policy(r, p->name, p->allow_imports);
+        return r;
+}
+
 static void handle_request(mcp_server *s, const acs_jrpc_msg *m)
 {
         char msg[200];
@@ -460,7 +473,7 @@ static void handle_request(mcp_server *s, const acs_jrpc_msg *m)
         else if (strcmp(m->method, "ping") == 0)
                 reply_result(s, m->id_json, json_object_new_object());
         else if (strcmp(m->method, "tools/list") == 0)
-                reply_result(s, m->id_json, acs_mcp_tools_list_result(&s->policy));
+                reply_result(s, m->id_json, tools_list(s));
         else if (strcmp(m->method, "tools/call") == 0)
                 handle_call(s, m);
         else {

@@ -289,7 +289,12 @@ static int etc_files(const acs_sandbox_cfg *cfg, acs_error *err)
         gid_t gid = getgid();
         if (mkdir(N "/etc", 0755) < 0 && errno != EEXIST)
                 return acs_error_errno(err, -errno, "mount", "mkdir /etc");
-        int n = snprintf(buf, sizeof buf, "sandbox:x:%u:%u:sandbox:/workspace:/bin/sh\n", uid, gid);
+        /* the home directory is the one the environment names ([env] set HOME) */
+        const char *home = "/";
+        for (char **e = cfg->envp; e && *e; e++)
+                if (strncmp(*e, "HOME=/", 6) == 0 && !strpbrk(*e + 5, ":\n") && strlen(*e) < 300)
+                        home = *e + 5;
+        int n = snprintf(buf, sizeof buf, "sandbox:x:%u:%u:sandbox:%s:/bin/sh\n", uid, gid, home);
         int r = write_text(N "/etc/passwd", buf, (size_t)n, 0644);
         if (r >= 0) {
                 n = snprintf(buf, sizeof buf, "sandbox:x:%u:\n", gid);

@@ -20,9 +20,11 @@ static const char *const ws_modes[] = { "overlay", "readonly", "none", NULL };
 static const char *const net_modes[] = { "none", "loopback", NULL };
 static const char *const apply_modes[] = { "success", "always", "never", NULL };
 static const char *const ansi_modes[] = { "strip", "keep", NULL };
+static const char *const memrl_modes[] = { "always", "fallback", NULL };
 
 const char *const acs_profile_lockable[] = {
-        "timeout", "memory", "cpu", "max_tokens", "net", "bind", "env", "workspace", "apply", NULL
+        "timeout", "memory", "cpu", "max_tokens", "net", "bind", "env", "workspace", "apply",
+        "processes", "open_files", "file_size", NULL
 };
 
 /* Alternative spellings for [profile] locked, mapped to the canonical name. */
@@ -31,6 +33,7 @@ static const struct {
 } lock_aliases[] = {
         { "max-tokens", "max_tokens" }, { "network", "net" },  { "ro_bind", "bind" },
         { "ro-bind", "bind" },          { "setenv", "env" },   { "unsetenv", "env" },
+        { "open-files", "open_files" }, { "file-size", "file_size" },
 };
 
 #define GIB (UINT64_C(1) << 30)
@@ -74,7 +77,9 @@ const acs_profile_key acs_profile_key_table[] = {
                  "\\-\\-max\\-tokens may only lower them), \\fBnet\\fR (\\-\\-net may not "
                  "turn none into loopback), \\fBbind\\fR (no \\-\\-bind or \\-\\-ro\\-bind), "
                  "\\fBenv\\fR (no \\-\\-setenv or \\-\\-unsetenv), \\fBworkspace\\fR (no "
-                 "\\-\\-workspace), \\fBapply\\fR (no \\-\\-apply)." },
+                 "\\-\\-workspace), \\fBapply\\fR (no \\-\\-apply), \\fBcpu\\fR, "
+                 "\\fBprocesses\\fR, \\fBopen_files\\fR, \\fBfile_size\\fR (their options "
+                 "may only lower them)." },
 
         { "scan", "mode", ACS_KEY_ENUM, OFF(scan_mode), scan_modes, .def = "enforce",
           .doc = "\\fBenforce\\fR refuses a program with findings (exit status 126); "
@@ -104,6 +109,19 @@ const acs_profile_key acs_profile_key_table[] = {
                  "re-export os, sys and builtins (random._os, collections._sys, ...), "
                  "and helpers that reach attributes or evaluate code given as strings "
                  "(typing.get_type_hints, string.Formatter.get_field)." },
+        { "scan", "deny_members", ACS_KEY_MEMBERS, OFF(deny_members), .def = "",
+          .doc = "Members of allowed modules the code may not reach, by qualified name "
+                 "\\fIMODULE\\fR\\fB.\\fR\\fINAME\\fR (\\fBos.system\\fR, "
+                 "\\fBnumpy.ctypeslib\\fR); \\fB*\\fR after the module matches any "
+                 "characters (\\fBos.exec*\\fR, \\fBos.spawn*\\fR). A name is denied with "
+                 "everything reached through it, however the code spells it: an attribute chain "
+                 "on the module or an alias of it (\\fBimport os as o; o.system\\fR, "
+                 "\\fBx = o; x.system\\fR), \\fBgetattr\\fR with a constant name, "
+                 "\\fBfrom os import system\\fR, \\fBimport numpy.ctypeslib\\fR; "
+                 "\\fBfrom M import *\\fR is refused when M has denied members. A "
+                 "\\fBdenied\\-member\\fR finding. This lets a profile allow a module that "
+                 "mixes file work with processes or native code and refuse the dangerous part "
+                 "precisely; the kernel layer still contains what the module does." },
         { "scan", "max_source", ACS_KEY_SIZE, OFF(max_source), .min = 1, .def = "1M",
           .doc = "The largest source the scan accepts; a larger program is refused." },
 
@@ -115,7 +133,18 @@ const acs_profile_key acs_profile_key_table[] = {
         { "python", "flags", ACS_KEY_WORDS, OFF(python_flags), .def = "-I -S",
           .doc = "Options passed to the interpreter before the script, separated by "
                  "spaces only. \\fB\\-I\\fR ignores PYTHON* variables and the user's site "
-                 "directory; \\fB\\-S\\fR skips the site module." },
+                 "directory; \\fB\\-S\\fR skips the site module, and with it the system's "
+                 "installed packages (dist\\-packages) and a \\fBvenv\\fR: a profile for "
+                 "installed packages drops it (see \\fBdata\\fR)." },
+        { "python", "venv", ACS_KEY_PATH, OFF(venv),
+          .doc = "A Python virtual environment (a directory with \\fBpyvenv.cfg\\fR) to use "
+                 "read-only: it is bound at the same path, and its \\fBbin/python3\\fR "
+                 "runs the program, so its site\\-packages are importable (the scan still "
+                 "allows only \\fBallow_imports\\fR). It must have been made from the "
+                 "interpreter's Python (its symlinks point into a \\fBro_bind\\fR path) and "
+                 "\\fBflags\\fR must not contain \\fB\\-S\\fR, which skips the venv; "
+                 "either mistake is an error before the run. \\-\\-venv sets it from the "
+                 "command line." },
 
         { "filesystem", "ro_bind", ACS_KEY_PATHS, OFF(ro_bind), .def = "/usr /etc/ssl",
           .doc = "Host paths shown read-only at the same place; one missing on the host "
@@ -171,6 +200,14 @@ const acs_profile_key acs_profile_key_table[] = {
                  "stays bounded without that cgroup too: memfd_create is denied, and SysV IPC is "
                  "sized from this limit in the sandbox's IPC namespace (root launcher) or denied. "
                  "\\fB0\\fR (no limit) allows both." },
+        { "limits", "memory_rlimit", ACS_KEY_ENUM, OFF(memory_rlimit), memrl_modes, .def = "always",
+          .doc = "Whether \\fBmemory\\fR is also each process's RLIMIT_AS: \\fBalways\\fR, "
+                 "or \\fBfallback\\fR: only when the run has no memory cgroup (none is "
+                 "delegated here). An address-space limit counts reserved, never-touched "
+                 "virtual memory, which breaks runtimes that reserve a lot of it up front "
+                 "(Node.js, the JVM, Go, many threads' stacks); the cgroup's memory.max "
+                 "counts what is really used. The report's \\fBlimits.enforced.memory\\fR "
+                 "says which applied." },
         { "limits", "processes", ACS_KEY_UINT, OFF(processes), .min = 1, .max = 1 << 22,
           .def = "32",
           .doc = "Most processes and threads at once: RLIMIT_NPROC of the sandbox's user, "
@@ -268,6 +305,7 @@ const char *acs_key_type_name(const acs_profile_key *k)
         case ACS_KEY_WORDS: return "words";
         case ACS_KEY_GLOBS: return "list of globs";
         case ACS_KEY_LOCKED: return "list of settings";
+        case ACS_KEY_MEMBERS: return "list of qualified names";
         }
         return "value";
 }
@@ -322,6 +360,7 @@ const char *acs_key_expected(const acs_profile_key *k, char *buf, size_t size)
         case ACS_KEY_ENV_SET: return "VAR=VALUE assignments separated by spaces";
         case ACS_KEY_WORDS: return "interpreter options separated by spaces";
         case ACS_KEY_GLOBS: return "patterns (see PROTECTED PATHS) without '..'";
+        case ACS_KEY_MEMBERS: return "qualified names such as os.system or os.exec* (a module, a dot, a name)";
         }
         return "a value";
 }
@@ -390,6 +429,24 @@ static const char *canonical_lock(const char *s)
         return NULL;
 }
 
+/* MODULE.NAME[.NAME...]: identifiers, '*' allowed after the first part. */
+static bool valid_member(const char *s)
+{
+        size_t n = strcspn(s, ".");
+        if (!is_ident(s, n) || !s[n])
+                return false;
+        for (s += n + 1;; s += n + 1) {
+                n = strcspn(s, ".");
+                bool okp = n > 0;
+                for (size_t i = 0; i < n && okp; i++)
+                        okp = isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '*';
+                if (!okp || (isdigit((unsigned char)s[0])))
+                        return false;
+                if (!s[n])
+                        return true;
+        }
+}
+
 /* Checks one list element; returns the string to store (maybe canonical) or NULL. */
 static const char *check_element(const acs_profile_key *k, const char *s)
 {
@@ -410,6 +467,7 @@ static const char *check_element(const acs_profile_key *k, const char *s)
         case ACS_KEY_WORDS: return s;
         case ACS_KEY_GLOBS: return s[strspn(s, "/")] && !has_dotdot(s) ? s : NULL; /* '/' anchors */
         case ACS_KEY_LOCKED: return canonical_lock(s);
+        case ACS_KEY_MEMBERS: return valid_member(s) ? s : NULL;
         default: return NULL;
         }
 }
@@ -623,6 +681,7 @@ ENUM_TO_STRING(acs_net_mode_to_string, acs_net_mode, net_modes)
 ENUM_TO_STRING(acs_ws_mode_to_string, acs_ws_mode, ws_modes)
 ENUM_TO_STRING(acs_apply_mode_to_string, acs_apply_mode, apply_modes)
 ENUM_TO_STRING(acs_ansi_mode_to_string, acs_ansi_mode, ansi_modes)
+ENUM_TO_STRING(acs_memrl_mode_to_string, acs_memrl_mode, memrl_modes)
 
 bool acs_profile_is_locked(const acs_profile *p, const char *setting)
 {

@@ -30,6 +30,7 @@ typedef enum {
         ACS_KEY_WORDS,     /* interpreter flags, split on whitespace only */
         ACS_KEY_GLOBS,     /* relative glob patterns */
         ACS_KEY_LOCKED,    /* names of command-line overridable settings */
+        ACS_KEY_MEMBERS,   /* qualified names MODULE.NAME[.NAME...], '*' globs after the module */
 } acs_key_type;
 
 typedef struct acs_profile_key {

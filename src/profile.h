@@ -11,6 +11,8 @@ typedef enum { ACS_WS_OVERLAY, ACS_WS_READONLY, ACS_WS_NONE } acs_ws_mode;
 typedef enum { ACS_NET_NONE, ACS_NET_LOOPBACK } acs_net_mode;
 typedef enum { ACS_APPLY_SUCCESS, ACS_APPLY_ALWAYS, ACS_APPLY_NEVER } acs_apply_mode;
 typedef enum { ACS_ANSI_STRIP, ACS_ANSI_KEEP } acs_ansi_mode;
+/* [limits] memory_rlimit: when RLIMIT_AS carries the memory limit */
+typedef enum { ACS_MEMRL_ALWAYS, ACS_MEMRL_FALLBACK } acs_memrl_mode;
 
 /* Every list is a NULL-terminated strv (never NULL after acs_profile_load). */
 typedef struct acs_profile {
@@ -27,11 +29,13 @@ typedef struct acs_profile {
         char **allow_imports;
         char **deny_builtins;
         char **deny_attributes;
+        char **deny_members; /* qualified names (globs): os.system numpy.ctypeslib os.exec* */
         uint64_t max_source;
 
         /* [python] */
         char *interpreter;
         char **python_flags;
+        char *venv;        /* a virtual environment used read-only, or NULL */
 
         /* [filesystem] */
         char **ro_bind;    /* host paths shown read-only at the same place */
@@ -50,6 +54,7 @@ typedef struct acs_profile {
         uint64_t processes; /* >= 1 */
         uint64_t file_size; /* bytes, 0 = none */
         uint64_t open_files; /* >= 8 */
+        acs_memrl_mode memory_rlimit;
 
         /* [output] */
         uint64_t max_tokens; /* 1 .. 4M */
@@ -118,3 +123,4 @@ const char *acs_net_mode_to_string(acs_net_mode m);
 const char *acs_ws_mode_to_string(acs_ws_mode m);
 const char *acs_apply_mode_to_string(acs_apply_mode m);
 const char *acs_ansi_mode_to_string(acs_ansi_mode m);
+const char *acs_memrl_mode_to_string(acs_memrl_mode m);

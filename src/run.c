@@ -44,6 +44,7 @@ typedef struct plan {
         char *file_name;
         uint64_t file_size;   /* as fstat saw it, also when over max_source */
         const char *script;   /* /run/acs/NAME in argv (borrowed), or NULL */
+        char *venv_python;    /* [python] venv: VENV/bin/python3 */
         double timeout;
         uint64_t max_tokens;
         char **bypass;        /* [env] allow_loader variables in envp of a scanned run */
@@ -62,6 +63,7 @@ static void plan_done(plan *p)
         free(p->binds);
         free(p->file_data);
         free(p->file_name);
+        free(p->venv_python);
 }
 
 /* socket: a host unix socket the profile names in [filesystem] sockets */
@@ -252,6 +254,58 @@ static int check_loader_env(plan *p, const acs_profile *prof, const acs_options 
 }
 
 /*
+ * [python] venv (or --venv): the environment bound read-only at its own
+ * path and its bin/python3 as the interpreter. Its symlinks lead into the
+ * read-only /usr; site (no -S) reads its pyvenv.cfg and adds its
+ * site-packages. Only for Python runs; exec is unchanged.
+ */
+static int use_venv(plan *p, const acs_profile *prof, const char *venv, acs_error *err)
+{
+        _cleanup_free_ char *cfg = NULL;
+        struct stat st;
+        if (asprintf(&cfg, "%s/pyvenv.cfg", venv) < 0 || asprintf(&p->venv_python, "%s/bin/python3", venv) < 0)
+                return -ENOMEM;
+        if (stat(cfg, &st) < 0 || !S_ISREG(st.st_mode))
+                return acs_error_set(err, -EINVAL, "profile", "venv '%s': no pyvenv.cfg there, not a virtual environment",
+                                     venv);
+        for (char **f = prof->python_flags; f && *f; f++)
+                if (strcmp(*f, "-S") == 0)
+                        return acs_error_set(err, -EINVAL, "profile",
+                                             "venv '%s': profile %s runs python with -S, which skips the venv; drop -S "
+                                             "from [python] flags (profile 'data' does)",
+                                             venv, prof->name);
+        return add_bind(p, venv, venv, true, false, false, err);
+}
+
+/* Command-line limits: a locked profile value may only be tightened. */
+static int limit_overrides(const acs_profile *prof, const acs_options *o, acs_sandbox_cfg *c, acs_error *err)
+{
+        int r;
+        c->rl_nproc = prof->processes;
+        c->rl_fsize = prof->file_size;
+        c->rl_nofile = prof->open_files;
+        if (!o)
+                return 0;
+        if (o->has_processes) {
+                if ((r = check_locked(prof, "processes", o->processes > prof->processes, err)) < 0)
+                        return r;
+                c->rl_nproc = o->processes;
+        }
+        if (o->has_open_files) {
+                if ((r = check_locked(prof, "open_files", o->open_files > prof->open_files, err)) < 0)
+                        return r;
+                c->rl_nofile = o->open_files;
+        }
+        if (o->has_file_size) {
+                bool loosens = prof->file_size > 0 && (o->file_size == 0 || o->file_size > prof->file_size);
+                if ((r = check_locked(prof, "file_size", loosens, err)) < 0)
+                        return r;
+                c->rl_fsize = o->file_size;
+        }
+        return 0;
+}
+
+/*
  * Said here, with the path, rather than as an error from inside the sandbox:
  * an ordinary launcher's sandbox reads the workspace as the launcher's uid; a
  * root launcher's as its owner when that is an ordinary user (sandbox.c; a
@@ -320,9 +374,9 @@ static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p
         }
         c->hostname = prof->hostname ? prof->hostname : "sandbox";
         c->rl_cpu = o && o->has_cpu ? o->cpu : prof->cpu;
-        c->rl_nproc = prof->processes;
-        c->rl_fsize = prof->file_size;
-        c->rl_nofile = prof->open_files;
+        if ((r = limit_overrides(prof, o, c, err)) < 0)
+                return r;
+        c->rl_as_fallback = prof->memory_rlimit == ACS_MEMRL_FALLBACK;
         c->seccomp_deny = prof->seccomp_deny;
         c->ws_mode = prof->workspace;
         c->ws_tree_fd = -1;
@@ -357,6 +411,9 @@ static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p
                 return r;
         if (scan_fds[0] >= 0 && (r = check_loader_env(p, prof, o, err)) < 0)
                 return r;
+        const char *venv = o && o->venv ? o->venv : prof->venv;
+        if (venv && req->kind != ACS_RUN_EXEC && (r = use_venv(p, prof, venv, err)) < 0)
+                return r;
 
         /* argv: interpreter flags... (/run/acs/NAME | -c CODE | COMMAND) ARGS...,
          * scanning: interpreter flags... -c BOOT (/run/acs/NAME | CODE) ARGS... */
@@ -375,7 +432,8 @@ static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p
                 } else
                         p->argv = acs_strv_copy(args);
         } else {
-                const char *interp = prof->interpreter ? prof->interpreter : ACS_PYTHON;
+                const char *interp = p->venv_python ? p->venv_python
+                                   : prof->interpreter ? prof->interpreter : ACS_PYTHON;
                 if ((r = acs_strv_push(&p->argv, interp)) < 0)
                         return r;
                 for (char **f = prof->python_flags; f && *f; f++)

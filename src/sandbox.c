@@ -248,10 +248,13 @@ static int lower_rlimit(int res, uint64_t v)
 static int apply_rlimits(const acs_sandbox_cfg *cfg, acs_error *err)
 {
         struct rlimit zero = { 0, 0 };
+        /* memory_rlimit = fallback: the memory cgroup alone bounds what is used
+         * (an address-space limit counts reserved virtual memory too) */
+        bool cgroup_mem = cfg->rl_as_fallback && cfg->mem_cgroup && cfg->cgroup_fd >= 0;
         /* RLIMIT_CPU is each process's backstop, one second over the limit:
          * the supervisor ends the sandbox at its total CPU time first
          * (cputime.h), so the kill is ours and the status says cpu. */
-        if (set_rlimit(RLIMIT_CPU, cfg->rl_cpu ? cfg->rl_cpu + 1 : 0) < 0 || set_rlimit(RLIMIT_AS, cfg->rl_as) < 0 ||
+        if (set_rlimit(RLIMIT_CPU, cfg->rl_cpu ? cfg->rl_cpu + 1 : 0) < 0 || set_rlimit(RLIMIT_AS, cgroup_mem ? 0 : cfg->rl_as) < 0 ||
             set_rlimit(RLIMIT_NPROC, cfg->rl_nproc) < 0 || set_rlimit(RLIMIT_FSIZE, cfg->rl_fsize) < 0 ||
             set_rlimit(RLIMIT_NOFILE, cfg->rl_nofile) < 0 || setrlimit(RLIMIT_CORE, &zero) < 0 ||
             lower_rlimit(RLIMIT_MSGQUEUE, ACS_MSGQUEUE_BYTES) < 0)

@@ -42,6 +42,7 @@ typedef struct acs_sandbox_cfg {
         size_t file_len;
         /* limits (0 = unlimited) */
         uint64_t rl_cpu, rl_as, rl_nproc, rl_fsize, rl_nofile;
+        bool rl_as_fallback;    /* [limits] memory_rlimit = fallback: no RLIMIT_AS in a memory cgroup */
         char **seccomp_deny;
         /* I/O: fds the program gets as 0, 1, 2 (-1 for stdin = /dev/null) */
         int stdin_fd, stdout_fd, stderr_fd;

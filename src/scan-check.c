@@ -180,6 +180,8 @@ static void check_known_attr(walk *w, PyObject *node, PyObject *recv, const char
                         break;
                 }
                 check_attr_name(w, node, dot ? NULL : recv, one);
+                if (!dot && strcmp(fn, "attrgetter") != 0)
+                        members_note_getattr(w, node, recv, one);
                 free(one);
                 part = dot ? dot + 1 : NULL;
         }
@@ -288,7 +290,7 @@ static void check_code_string(walk *w, PyObject *node, const char *s)
                 return;
         }
         walk sub = {.p = w->p, .budget = w->budget, .r = w->r, .tree = tree, .allowed = w->allowed,
-                    .str_depth = w->str_depth + 1, .sens = w->sens};
+                    .str_depth = w->str_depth + 1, .sens = w->sens, .members = w->members};
         sub.aliases = PyDict_New();
         sub.copies = PyList_New(0);
         sub.blocks = PyList_New(0);
@@ -572,6 +574,8 @@ static void walk_node(walk *w, PyObject *node)
                 return;
         }
         PyTypeObject *t = Py_TYPE(node);
+        bool inner = w->in_chain; /* set for the value of an Attribute only */
+        w->in_chain = false;
         if (t == (PyTypeObject *)C.t[T_Name]) {
                 check_name(w, node);
         } else if (t == (PyTypeObject *)C.t[T_Attribute]) {
@@ -580,8 +584,16 @@ static void walk_node(walk *w, PyObject *node)
                         walk_node(w, obj);
                         Py_DECREF(obj);
                 } else {
+                        /* the outermost attribute of a chain: judged by qualified name later */
+                        if (!inner && w->members)
+                                members_note_chain(w, node);
                         check_attribute(w, node);
-                        walk_field(w, node, S_value);
+                        PyObject *v = get(node, S_value);
+                        w->in_chain = is(v, T_Attribute);
+                        if (v)
+                                walk_any(w, v);
+                        w->in_chain = false;
+                        Py_XDECREF(v);
                 }
         } else if (t == (PyTypeObject *)C.t[T_Constant]) {
                 check_constant(w, node);
@@ -649,6 +661,7 @@ static void walk_tree(walk *w)
         if (push_scope(w, SC_MODULE, w->tree) == 0)
                 walk_node(w, w->tree);
         resolve_cands(w);
+        members_resolve(w);
 }
 
 static void walk_done(walk *w)
@@ -669,6 +682,8 @@ static void walk_done(walk *w)
         Py_XDECREF(w->aliases);
         Py_XDECREF(w->copies);
         Py_XDECREF(w->blocks);
+        Py_XDECREF(w->mod_binds);
+        Py_XDECREF(w->chains);
         Py_XDECREF(w->tree);
 }
 
@@ -742,7 +757,8 @@ int acs_scan_walk(const acs_profile *p, const char *src, size_t len, const char 
         w.copies = PyList_New(0);
         w.blocks = PyList_New(0);
         w.sens = acs_scan_sensitive(p);
-        w.allowed = acs_rules_list(p->allow_imports, 12);
+        w.allowed = acs_rules_list(p->allow_imports, (size_t)-1); /* all of it: an agent acts on it */
+        w.members = acs_rules_members_needed(p);
         if (!w.aliases || !w.copies || !w.blocks || !w.allowed) {
                 walk_done(&w);
                 return acs_scan_error(err, -ENOMEM, "out of memory");

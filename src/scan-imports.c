@@ -38,11 +38,22 @@ void check_import(walk *w, PyObject *node)
                 if (!n)
                         continue;
                 check_module_name(w, node, n);
+                bool allowed = acs_rules_import_allowed(w->p, n) && !members_check_import(w, node, n);
                 if (as) {
                         alias_set(w, as, strlen(as), PyUnicode_FromString(n));
+                        if (allowed)
+                                members_bind(w, as, n);
                 } else { /* import a.b binds a */
                         size_t first = strcspn(n, ".");
                         alias_set(w, n, first, PyUnicode_FromStringAndSize(n, (Py_ssize_t)first));
+                        if (allowed) { /* import os.path binds os: members_resolve judges os.x */
+                                char *f = strndup(n, first);
+                                if (!f)
+                                        w->err = -ENOMEM;
+                                else
+                                        members_bind(w, f, f);
+                                free(f);
+                        }
                 }
         }
         Py_XDECREF(names);
@@ -90,15 +101,38 @@ void check_import_from(walk *w, PyObject *node)
         }
         if (!mod || strcmp(mod, "__future__") == 0)
                 return;
-        check_module_name(w, node, mod);
         PyObject *names = get(node, S_names);
+        /* from os import path: allowed where os.path is, though os is not */
+        bool mod_ok = acs_rules_import_allowed(w->p, mod), all_sub = !mod_ok;
+        for (Py_ssize_t i = 0; all_sub && names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++) {
+                const char *n = get_str(PyList_GET_ITEM(names, i), S_name);
+                char *full = NULL;
+                if (asprintf(&full, "%s.%s", mod, n ? n : "*") < 0) {
+                        w->err = -ENOMEM;
+                        return;
+                }
+                all_sub = n && strcmp(n, "*") != 0 && acs_rules_import_allowed(w->p, full);
+                free(full);
+        }
+        if (!all_sub)
+                check_module_name(w, node, mod);
         for (Py_ssize_t i = 0; names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++) {
                 PyObject *a = PyList_GET_ITEM(names, i);
                 const char *n = get_str(a, S_name), *as = get_str(a, S_asname);
+                if (n && strcmp(n, "*") == 0 && mod_ok)
+                        members_check_star(w, node, mod);
                 if (!n || strcmp(n, "*") == 0)
                         continue;
                 check_from_name(w, node, mod, n);
                 alias_set(w, as ? as : n, strlen(as ? as : n), PyUnicode_FromFormat("%s.%s", mod, n));
+                if (mod_ok || all_sub) {
+                        char *full = NULL;
+                        if (asprintf(&full, "%s.%s", mod, n) < 0)
+                                w->err = -ENOMEM;
+                        else if (!members_check_import(w, node, full))
+                                members_bind(w, as ? as : n, full);
+                        free(full);
+                }
         }
         Py_XDECREF(names);
 }

@@ -43,6 +43,7 @@ int acs_scan_policy_pack(const acs_profile *p, const char *filename, bool comman
         put_list(f, "allow_import", p->allow_imports);
         put_list(f, "deny_builtin", p->deny_builtins);
         put_list(f, "deny_attribute", p->deny_attributes);
+        put_list(f, "deny_member", p->deny_members);
         bool failed = ferror(f);
         if (fclose(f) != 0 || failed) {
                 free(buf);
@@ -82,6 +83,7 @@ void acs_scan_policy_done(acs_scan_policy *pol)
         strv_free(pol->profile.allow_imports);
         strv_free(pol->profile.deny_builtins);
         strv_free(pol->profile.deny_attributes);
+        strv_free(pol->profile.deny_members);
         free(pol->filename);
         *pol = (acs_scan_policy){0};
 }
@@ -103,7 +105,7 @@ static int parse_u64(const char *s, uint64_t *ret)
 int acs_scan_policy_unpack(const char *buf, size_t len, acs_scan_policy *ret)
 {
         acs_scan_policy pol = {0};
-        size_t n_imp = 0, n_bi = 0, n_attr = 0;
+        size_t n_imp = 0, n_bi = 0, n_attr = 0, n_mem = 0;
         bool have_mode = false, have_kind = false;
         int r = -EINVAL;
 
@@ -149,6 +151,9 @@ int acs_scan_policy_unpack(const char *buf, size_t len, acs_scan_policy *ret)
                                 goto nomem;
                 } else if (KEY("deny_attribute")) {
                         if (strv_add(&pol.profile.deny_attributes, &n_attr, v) < 0)
+                                goto nomem;
+                } else if (KEY("deny_member")) {
+                        if (strv_add(&pol.profile.deny_members, &n_mem, v) < 0)
                                 goto nomem;
                 } else
                         goto fail;

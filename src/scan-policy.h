@@ -7,7 +7,7 @@
  * Wire format: the magic "acs-scan-policy/1" and a NUL, then "key=value"
  * strings, each ending in a NUL. List keys repeat once per item. Keys:
  * profile, mode (enforce|warn), max_source, filename, kind (file|command),
- * allow_import, deny_builtin, deny_attribute. Unknown keys are an error:
+ * allow_import, deny_builtin, deny_attribute, deny_member. Unknown keys are an error:
  * launcher and module come from one build.
  */
 #pragma once

@@ -8,6 +8,7 @@
  * name whose only use in model-written computation is to reach something the
  * profile withholds.
  */
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +173,82 @@ bool acs_rules_import_allowed(const acs_profile *p, const char *dotted)
         return false;
 }
 
+size_t acs_rules_member_denied(const acs_profile *p, const char *qualified, const char **ret_pattern)
+{
+        char buf[512];
+        size_t len = strlen(qualified);
+        if (!p->deny_members || !*p->deny_members || len >= sizeof buf)
+                return 0;
+        memcpy(buf, qualified, len + 1);
+        /* prefixes from MODULE.NAME on: a denied name denies what is reached through it */
+        size_t n = strcspn(buf, ".");
+        while (buf[n]) {
+                n += 1 + strcspn(buf + n + 1, ".");
+                char saved = buf[n];
+                buf[n] = '\0';
+                for (char *const *v = p->deny_members; *v; v++)
+                        if (fnmatch(*v, buf, 0) == 0) {
+                                if (ret_pattern)
+                                        *ret_pattern = *v;
+                                return n;
+                        }
+                buf[n] = saved;
+        }
+        return 0;
+}
+
+bool acs_rules_members_under(const acs_profile *p, const char *mod)
+{
+        size_t n = strlen(mod);
+        for (char *const *v = p->deny_members; v && *v; v++)
+                if (strncmp(*v, mod, n) == 0 && (*v)[n] == '.')
+                        return true;
+        return false;
+}
+
+bool acs_rules_import_partial(const acs_profile *p, const char *mod)
+{
+        size_t n = strlen(mod);
+        for (char *const *v = p->allow_imports; v && *v; v++)
+                if (strncmp(*v, mod, n) == 0 && (*v)[n] == '.' && strcmp(*v + n, ".*") != 0)
+                        return true;
+        return false;
+}
+
+char *acs_rules_allowed_under(const acs_profile *p, const char *mod)
+{
+        size_t n = strlen(mod), len = 1;
+        for (char *const *v = p->allow_imports; v && *v; v++)
+                len += strlen(*v) + 2;
+        char *out = calloc(1, len);
+        if (!out)
+                return NULL;
+        for (char *const *v = p->allow_imports; v && *v; v++)
+                if (strncmp(*v, mod, n) == 0 && (*v)[n] == '.') {
+                        if (*out)
+                                strcat(out, ", ");
+                        strcat(out, *v);
+                }
+        return out;
+}
+
+bool acs_rules_members_needed(const acs_profile *p)
+{
+        if (p->deny_members && *p->deny_members)
+                return true;
+        for (char *const *v = p->allow_imports; v && *v; v++) {
+                const char *dot = strchr(*v, '.');
+                char root[256];
+                if (!dot || (size_t)(dot - *v) >= sizeof root)
+                        continue;
+                memcpy(root, *v, (size_t)(dot - *v));
+                root[dot - *v] = '\0';
+                if (!acs_rules_import_allowed(p, root))
+                        return true;
+        }
+        return false;
+}
+
 char *acs_rules_list(char *const *v, size_t max)
 {
         size_t len = 1, i = 0;
@@ -235,6 +312,8 @@ const char *acs_rules_hint(const char *rule, const char *name)
                 return "define the class with a class statement";
         if (strcmp(rule, R_PRIVATE) == 0)
                 return "use the module's public functions";
+        if (strcmp(rule, R_MEMBER) == 0)
+                return "the rest of the module is allowed; do it with another function";
         return "";
 }
 

@@ -20,6 +20,7 @@
 #define R_FRAME "frame-walk"
 #define R_TYPE "dynamic-type"
 #define R_PRIVATE "module-internals"
+#define R_MEMBER "denied-member"
 #define R_SYNTAX "syntax-error"
 #define R_SIZE "source-too-large"
 #define R_LIMIT "scan-limit" /* the scan stopped at a limit: always a refusal */
@@ -41,6 +42,21 @@ bool acs_rules_dangerous_module(const char *name, bool strong);
 bool acs_rules_is_private(const char *name); /* _x but not __x__ */
 bool acs_rules_is_dunder(const char *name);
 bool acs_rules_import_allowed(const acs_profile *p, const char *dotted);
+
+/*
+ * deny_members: the length of the shortest dotted prefix of qualified
+ * ("numpy.ctypeslib" of "numpy.ctypeslib.load_library") that a pattern
+ * matches (fnmatch), with the pattern in *ret_pattern; 0 when none does.
+ */
+size_t acs_rules_member_denied(const acs_profile *p, const char *qualified, const char **ret_pattern);
+/* Does a deny_members pattern name something inside module mod (for `from mod import *`)? */
+bool acs_rules_members_under(const acs_profile *p, const char *mod);
+/* mod is not allowed, but a submodule of it is ("os.path" for "os"). */
+bool acs_rules_import_partial(const acs_profile *p, const char *mod);
+/* The allowed submodules of mod, "os.path, os.path.x" (caller frees), or NULL. */
+char *acs_rules_allowed_under(const acs_profile *p, const char *mod);
+/* Are qualified names ever judged (deny_members, or a partly allowed module)? */
+bool acs_rules_members_needed(const acs_profile *p);
 /* "math, cmath, json, …" (at most max entries); caller frees. */
 char *acs_rules_list(char *const *v, size_t max);
 /* A hint that says what to do instead, for each rule/name. Never NULL. */

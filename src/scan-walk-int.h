@@ -93,6 +93,11 @@ typedef struct walk {
         PyObject *const_names; /* scan-names.c: name -> its possible strings (or None) */
         PyObject *fold_memo;   /* scan-fold.c: node -> the length of its folded value */
         int tmpl_covered;      /* inside a + chain already read as a template */
+        /* scan-members.c, when the profile judges qualified names (w->members) */
+        bool members;
+        bool in_chain;         /* walking the value of an Attribute that is itself an Attribute */
+        PyObject *mod_binds;   /* name -> list of modules allowed imports bound to it */
+        PyObject *chains;      /* Attribute nodes and (node, recv, attr) getattr tuples */
 } walk;
 
 static inline bool is(PyObject *o, int t)
@@ -127,6 +132,14 @@ bool fold_stream(walk *w, PyObject *node, acs_fmt_stream *f);
 /* scan-names.c: the strings NAME can hold (new list), or NULL when unknown */
 PyObject *const_values(walk *w, const char *name);
 int acs_scan_cache_init(acs_error *err);
+
+/* scan-members.c */
+void members_bind(walk *w, const char *name, const char *module);
+void members_note_chain(walk *w, PyObject *attr_node);
+void members_note_getattr(walk *w, PyObject *node, PyObject *recv, const char *attr);
+void members_resolve(walk *w);
+bool members_check_import(walk *w, PyObject *node, const char *qualified);
+void members_check_star(walk *w, PyObject *node, const char *mod);
 
 /* scan-check.c */
 bool denied_builtin(walk *w, const char *name);

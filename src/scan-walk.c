@@ -227,7 +227,14 @@ void report_at(walk *w, PyObject *node, const char *rule, const char *name)
         int line, col;
         const char *pn = w->p->name ? w->p->name : "?";
         node_pos(node, &line, &col);
-        if (strcmp(rule, R_IMPORT) == 0)
+        if (strcmp(rule, R_IMPORT) == 0 && acs_rules_import_partial(w->p, name)) {
+                /* import os where os.path is allowed: say so */
+                char *under = acs_rules_allowed_under(w->p, name);
+                report(w, line, col, rule, name,
+                       "import of '%s' is not allowed by profile %s, only %s of it (allowed: %s)", name, pn,
+                       under ? under : "parts", w->allowed);
+                free(under);
+        } else if (strcmp(rule, R_IMPORT) == 0)
                 report(w, line, col, rule, name,
                        "import of '%s' is not allowed by profile %s (allowed: %s)", name, pn,
                        w->allowed);

@@ -6,7 +6,7 @@
 
 run_acs profiles
 is "$RC" 0 "profiles exits 0"
-for name in default pure-math shell unsafe-python; do
+for name in default pure-math shell unsafe-python data; do
         line=$(printf '%s\n' "$OUT" | grep "^$name ")
         contains "$line" "$ACS_PROFILE_PATH/$name.ini" "profiles lists $name with its path"
 done
@@ -51,5 +51,29 @@ contains "$ERR" "loop $TMP/first/loop-a.ini -> $TMP/first/loop-b.ini -> $TMP/fir
 run_acs --profile "$TMP/first/typo.ini" -c 'print(1)'
 is "$RC" 125 "a profile given by path is read from that path"
 contains "$ERR" "$TMP/first/typo.ini:4:" "  and named in the message"
+
+# profiles --show NAME [--json]: the effective policy after inheritance
+unset XDG_CONFIG_HOME
+run_acs profiles --show pure-math
+is "$RC" 0 "profiles --show exits 0"
+contains "$OUT" "[scan]" "  shows the sections"
+contains "$OUT" "deny_attributes = __subclasses__" "  with the inherited deny_attributes"
+contains "$OUT" "timeout = 5" "  and the inherited limits"
+lacks "$OUT" "inherit =" "  inheritance already resolved"
+printf '%s\n' "$OUT" >"$TMP/shown.ini"
+run_acs check --profile "$TMP/shown.ini" "$ACS_SRCDIR/examples/primes.py"
+is "$RC" 0 "  the text is itself a usable profile"
+run_acs profiles --show data --json
+is "$RC" 0 "profiles --show --json exits 0"
+is "$(printf %s "$OUT" | json_get .schema)" "acs-profile/1" "  JSON schema acs-profile/1"
+contains "$(printf %s "$OUT" | json_get .scan.allow_imports)" '"numpy"' "  data's allow_imports include numpy"
+contains "$(printf %s "$OUT" | json_get .scan.allow_imports)" '"pathlib"' "  and default's file modules"
+is "$(printf %s "$OUT" | json_get .python.flags)" '["-I"]' "  its python flags"
+is "$(printf %s "$OUT" | json_get .limits.memory)" 2147483648 "  sizes in bytes"
+run_acs profiles --show no-such-profile
+is "$RC" 125 "profiles --show of a missing profile -> 125"
+contains "$ERR" "no-such-profile" "  named in the message"
+run_acs profiles --json
+is "$RC" 125 "profiles --json without --show -> 125"
 
 tap_plan

@@ -150,7 +150,7 @@ ACS_CANARY=canary-$$ run_acs exec -- /bin/sh -c 'cat /proc/self/environ /proc/1/
 contains "$OUT" "environ-done" "environments of the sandbox processes read"
 lacks "$OUT" "canary-$$" "canary not in any sandbox process environment"
 run_acs $P --setenv FOO bar -c 'import os; print(os.environ.get("FOO"), os.environ.get("HOME"))'
-is "$OUT" "bar /workspace" "--setenv and [env] set"
+is "$OUT" "bar /run/home" "--setenv and [env] set (HOME outside the workspace)"
 
 # workspace: the host directory is never written
 mkdir "$TMP/ws"

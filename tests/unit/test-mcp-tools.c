@@ -149,6 +149,14 @@ static const struct {
         { "{\"name\":\"inspect_code_security\",\"arguments\":{\"code\":\"\\u0000import os\"}}", -EINVAL, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_command\",\"arguments\":{\"code\":\"ls\"}}", -EINVAL, 0, NULL, 0, NULL },
         { "{\"name\":\"inspect_code_security\",\"arguments\":{\"code\":\"1\",\"timeout\":1}}", -EINVAL, 0, NULL, 0, NULL },
+        /* limits (issue 13): types and ranges; the profile bound is mcp-worker's */
+        { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\",\"cpu\":1.5,\"processes\":8,"
+          "\"open_files\":64,\"memory\":33554432}}", 0, ACS_TOOL_COMMAND, "ls", 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"processes\":0}}", -ERANGE, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"open_files\":\"9\"}}", -EINVAL, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"memory\":1024}}", -ERANGE, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"cpu\":0}}", -ERANGE, 0, NULL, 0, NULL },
+        { "{\"name\":\"inspect_code_security\",\"arguments\":{\"code\":\"1\",\"cpu\":1}}", -EINVAL, 0, NULL, 0, NULL },
 };
 
 static void test_parse_call(void)
@@ -173,6 +181,10 @@ static void test_parse_call(void)
                         is_int(c.has_timeout, calls[i].timeout > 0, "  has_timeout");
                         ok(c.timeout == calls[i].timeout, "  timeout %g", c.timeout);
                         is_str(c.profile, calls[i].profile, "  profile");
+                        if (strstr(calls[i].params, "\"processes\":8"))
+                                ok(c.has_cpu && c.cpu == 2 && c.has_processes && c.processes == 8 && c.has_open_files &&
+                                           c.open_files == 64 && c.has_memory && c.memory == 33554432,
+                                   "  limits parsed (cpu rounded up)");
                 }
                 acs_mcp_call_done(&c);
                 json_object_put(params);
@@ -421,6 +433,24 @@ static void test_text(void)
                    "a finding's controls and bad bytes are escaped onto one line: %s", text);
                 free(text);
         }
+/* The server profile's allowed modules reach the descriptions, in full, on one line. */
+static void test_policy_line(void)
+{
+        struct json_object *list = acs_mcp_tools_list_result(&pol), *tools, *t, *d;
+        char *mods[] = { "math", "os.path", "lzma", NULL };
+        acs_mcp_tools_describe_policy(list, "default", mods);
+        ok(json_object_object_get_ex(list, "tools", &tools), "tools/list has tools");
+        for (size_t i = 0; i < json_object_array_length(tools); i++) {
+                t = json_object_array_get_idx(tools, i);
+                json_object_object_get_ex(t, "name", &d);
+                const char *name = json_object_get_string(d);
+                json_object_object_get_ex(t, "description", &d);
+                const char *desc = json_object_get_string(d);
+                bool py = strcmp(name, "execute_python") == 0 || strcmp(name, "inspect_code_security") == 0;
+                bool has = strstr(desc, "Profile 'default' allows imports of: math os.path lzma.") != NULL;
+                ok(py == has && !strchr(desc, '\n'), "%s: policy line %s", name, py ? "present" : "absent");
+        }
+        json_object_put(list);
 }
 
 int main(void)
@@ -432,5 +462,6 @@ int main(void)
         test_fit();
         test_hints();
         test_text();
+        test_policy_line();
         return tap_done();
 }

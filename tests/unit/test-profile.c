@@ -14,7 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "profile-keys.h"
+#include "profile-show.h"
 #include "profile.h"
 #include "tap.h"
 
@@ -75,9 +78,11 @@ static const struct {
         { "scan", "allow_imports", "math, json xml.dom", "os/path" },
         { "scan", "deny_builtins", "eval exec", "ev-al" },
         { "scan", "deny_attributes", "__dict__ f_globals", "a.b" },
+        { "scan", "deny_members", "os.system os.exec*, numpy.ctypeslib", "system" },
         { "scan", "max_source", "64K", "lots" },
         { "python", "interpreter", "/usr/bin/python3", "python3" },
         { "python", "flags", "-I -S -X importtime", NULL },
+        { "python", "venv", "/opt/venv", "venv" },
         { "filesystem", "ro_bind", "/usr, /etc/ssl /opt", "/usr/../etc" },
         { "filesystem", "sockets", "/run/user/1000/bus /tmp/.X11-unix/X0", "run/bus" },
         { "filesystem", "tmpfs", "/tmp /var/tmp", "tmp" },
@@ -89,6 +94,7 @@ static const struct {
         { "limits", "timeout", "2.5", "-1" },
         { "limits", "cpu", "1.5", "1m" },
         { "limits", "memory", "1G", "256" },
+        { "limits", "memory_rlimit", "fallback", "never" },
         { "limits", "processes", "100", "0" },
         { "limits", "file_size", "unlimited", "1X" },
         { "limits", "open_files", "256", "4" },
@@ -518,15 +524,21 @@ static void test_shipped(void)
                 ok(1, "shipped profiles # SKIP ACS_SRCDIR not set");
                 return;
         }
+        /* processes, network, native code, code loading, reflection: never in default */
         static const char *const forbidden[] = {
-                "os", "sys", "subprocess", "socket", "ctypes", "importlib", "io", "pathlib",
-                "shutil", "pickle", "marshal", "inspect", "gc", "types", "builtins", "threading",
-                "multiprocessing", "signal", "asyncio", "codecs", "tempfile", "glob", "posix",
-                "pty", "fcntl", "mmap", "resource", "select", "ssl", "http", "urllib", "zipfile",
-                "tarfile", "gzip", "xml", "tokenize", "linecache", "traceback", "warnings",
+                "os", "sys", "subprocess", "socket", "ctypes", "importlib",
+                "pickle", "marshal", "inspect", "gc", "types", "builtins", "threading",
+                "multiprocessing", "signal", "asyncio", "codecs", "posix",
+                "pty", "fcntl", "mmap", "resource", "select", "ssl", "http", "urllib",
+                "xml", "tokenize", "linecache", "traceback", "warnings",
                 "platform", "sysconfig", "uuid", "code", "timeit", "runpy", "pkgutil", "zipimport",
                 "logging", "shelve", "dbm", "sqlite3", "webbrowser", "pdb", "copyreg", "weakref",
                 "_thread", "_posixsubprocess", "posixpath", "fileinput", "locale", "site", NULL,
+        };
+        /* file work: default has it (issue 13), pure-math does not */
+        static const char *const files[] = {
+                "io", "pathlib", "shutil", "glob", "tempfile", "csv", "os.path", "zipfile",
+                "tarfile", "gzip", "bz2", "lzma", NULL,
         };
 
         _cleanup_profile_ acs_profile *def = shipped(srcdir, "default");
@@ -541,13 +553,22 @@ static void test_shipped(void)
                    "default allows math and json");
                 for (const char *const *f = forbidden; *f; f++)
                         ok(!acs_strv_contains(def->allow_imports, *f), "default does not allow %s", *f);
-                bool same = acs_strv_length(def->deny_builtins) == acs_strv_length(empty->deny_builtins) &&
+                for (const char *const *f = files; *f; f++)
+                        ok(acs_strv_contains(def->allow_imports, *f), "default allows %s (files)", *f);
+                /* the key table's deny lists, except open: files are default's business */
+                bool same = acs_strv_length(def->deny_builtins) + 1 == acs_strv_length(empty->deny_builtins) &&
                             acs_strv_length(def->deny_attributes) == acs_strv_length(empty->deny_attributes);
                 for (char **s = empty->deny_builtins; *s; s++)
-                        same &= acs_strv_contains(def->deny_builtins, *s);
+                        same &= strcmp(*s, "open") == 0 ? !acs_strv_contains(def->deny_builtins, *s)
+                                                        : acs_strv_contains(def->deny_builtins, *s);
                 for (char **s = empty->deny_attributes; *s; s++)
                         same &= acs_strv_contains(def->deny_attributes, *s);
-                ok(same, "default.ini's deny lists are the key table's defaults");
+                ok(same, "default.ini's deny lists are the key table's defaults without open");
+                ok(acs_strv_contains(def->ro_bind, "/etc/alternatives") &&
+                           acs_strv_contains(def->tmpfs, "/run/home") &&
+                           acs_strv_contains(def->env_set, "HOME=/run/home") &&
+                           acs_strv_contains(def->env_set, "PYTHONDONTWRITEBYTECODE=1"),
+                   "default: /etc/alternatives, HOME on a tmpfs outside the workspace, no bytecode");
                 ok(def->scan_mode == ACS_SCAN_ENFORCE && def->net == ACS_NET_NONE &&
                            def->memory == empty->memory && def->timeout == empty->timeout &&
                            strcmp(def->interpreter, ACS_PYTHON) == 0,
@@ -566,6 +587,10 @@ static void test_shipped(void)
                 for (const char *const *f = forbidden; *f; f++)
                         ok(!acs_strv_contains(pm->allow_imports, *f), "pure-math does not allow %s",
                            *f);
+                for (const char *const *f = files; *f; f++)
+                        ok(!acs_strv_contains(pm->allow_imports, *f), "pure-math does not allow %s",
+                           *f);
+                ok(acs_strv_contains(pm->deny_builtins, "open"), "pure-math denies open");
                 ok(!acs_strv_contains(pm->allow_imports, "hashlib"), "pure-math narrows default");
                 ok(acs_strv_contains(pm->deny_attributes, "get_type_hints") &&
                            acs_strv_contains(pm->deny_attributes, "_os"),
@@ -578,10 +603,29 @@ static void test_shipped(void)
         ok(sh != NULL, "profiles/shell.ini parses");
         if (sh) {
                 is_int(sh->scan_mode, ACS_SCAN_OFF, "shell: scan off");
-                ok(sh->timeout == 10, "shell: timeout 10");
-                is_int(sh->processes, 64, "shell: 64 processes");
+                ok(sh->timeout >= 300 && sh->cpu >= 300, "shell: minutes of wall and CPU time");
+                ok(sh->processes >= 256, "shell: hundreds of processes and threads");
+                ok(sh->open_files >= 1024, "shell: 1024+ open files");
+                is_int(sh->memory_rlimit, ACS_MEMRL_FALLBACK, "shell: memory by cgroup where delegated");
                 ok(acs_strv_contains(sh->ro_bind, "/usr"), "shell: /usr read-only");
                 is_int(sh->net, ACS_NET_NONE, "shell: no network");
+        }
+
+        _cleanup_profile_ acs_profile *da = shipped(srcdir, "data");
+        ok(da != NULL, "profiles/data.ini parses");
+        if (da) {
+                ok(acs_strv_contains(da->allow_imports, "numpy") && acs_strv_contains(da->allow_imports, "pandas") &&
+                           acs_strv_contains(da->allow_imports, "matplotlib"),
+                   "data allows numpy, pandas, matplotlib");
+                bool no_S = true;
+                for (char **f = da->python_flags; f && *f; f++)
+                        no_S &= strcmp(*f, "-S") != 0;
+                ok(no_S, "data: no -S, so dist-packages is on sys.path");
+                ok(acs_strv_contains(da->deny_members, "numpy.ctypeslib") &&
+                           acs_strv_contains(da->deny_members, "pandas.read_pickle"),
+                   "data denies native code and pickle loading by name");
+                for (const char *const *f = forbidden; *f; f++)
+                        ok(!acs_strv_contains(da->allow_imports, *f), "data does not allow %s", *f);
         }
 
         _cleanup_profile_ acs_profile *un = shipped(srcdir, "unsafe-python");
@@ -648,6 +692,41 @@ static void test_load_name(void)
         rmdir(dir);
         unsetenv("ACS_PROFILE_PATH");
         free(path);
+/* profiles --show: the text is a profile that parses to the same values; JSON has every key. */
+static void test_show(void)
+{
+        const char *srcdir = getenv("ACS_SRCDIR");
+        if (!srcdir) {
+                ok(1, "profiles --show # SKIP ACS_SRCDIR not set");
+                return;
+        }
+        static const char *const names[] = { "default", "pure-math", "shell", "data", "unsafe-python" };
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                _cleanup_profile_ acs_profile *p = shipped(srcdir, names[i]), *q = NULL;
+                if (!p) {
+                        ok(0, "%s loads", names[i]);
+                        continue;
+                }
+                _cleanup_free_ char *text = acs_profile_to_text(p), *again = NULL;
+                acs_error err = { 0 };
+                int r = text ? acs_profile_parse(text, "shown.ini", names[i], NULL, NULL, &q, &err) : -ENOMEM;
+                ok(r == 0, "--show %s: the text parses as a profile", names[i]);
+                if (r < 0) {
+                        diag("%s", err.msg);
+                        continue;
+                }
+                free(q->path);
+                q->path = strdup(p->path);
+                again = acs_profile_to_text(q);
+                ok(again && strcmp(text, again) == 0, "--show %s: and gives the same values", names[i]);
+                struct json_object *j = acs_profile_to_json(p), *sec, *v;
+                bool all = j != NULL;
+                for (size_t k = 0; all && k < acs_profile_n_keys; k++)
+                        all = json_object_object_get_ex(j, acs_profile_key_table[k].section, &sec) &&
+                              json_object_object_get_ex(sec, acs_profile_key_table[k].key, &v);
+                ok(all, "--show %s --json: every key of the table", names[i]);
+                json_object_put(j);
+        }
 }
 
 static void test_man(void)
@@ -701,6 +780,7 @@ int main(int argc, char **argv)
         test_edit_distance();
         test_shipped();
         test_load_name();
+        test_show();
         test_man();
         return tap_done();
 }

@@ -22,8 +22,10 @@ static void round_trip(void)
         char *imports[] = { "math", "json", "collections.abc", NULL };
         char *builtins[] = { "eval", "exec", NULL };
         char *attrs[] = { "__class__", "a=b", NULL };
+        char *members[] = { "os.system", "os.exec*", NULL };
         acs_profile p = { .name = "pure-math", .scan_mode = ACS_SCAN_WARN, .max_source = 1048576,
-                          .allow_imports = imports, .deny_builtins = builtins, .deny_attributes = attrs };
+                          .allow_imports = imports, .deny_builtins = builtins, .deny_attributes = attrs,
+                          .deny_members = members };
         char *buf = NULL;
         size_t len = 0;
         ok(acs_scan_policy_pack(&p, "/run/acs/odd name=1.py", false, &buf, &len) == 0, "pack");
@@ -40,6 +42,7 @@ static void round_trip(void)
         ok(strv_eq(pol.profile.allow_imports, imports), "allow_imports in order");
         ok(strv_eq(pol.profile.deny_builtins, builtins), "deny_builtins");
         ok(strv_eq(pol.profile.deny_attributes, attrs), "deny_attributes, '=' in a value");
+        ok(strv_eq(pol.profile.deny_members, members), "deny_members, globs kept");
         ok(pol.profile.python_flags == NULL && pol.profile.ro_bind == NULL, "nothing else is set");
         acs_scan_policy_done(&pol);
         free(buf);

@@ -290,6 +290,85 @@ static void run_corpus(const acs_profile *p, const char *kind)
         ok(count >= (strcmp(kind, "reject") == 0 ? 60 : 30), "corpus %s has %d files", kind, count);
 }
 
+/*
+ * [scan] deny_members and partly allowed modules (issue 13): default plus
+ * numpy, with numpy.ctypeslib and os.exec* denied and of os only os.path.
+ */
+static const struct {
+        const char *src, *expect, *name;
+} member_cases[] = {
+        {"import os.path\nprint(os.path.join('a', 'b'))\n", NULL, NULL},
+        {"from os import path\nprint(path.basename('a/b'))\n", NULL, NULL},
+        {"from os.path import join as j\nprint(j('a', 'b'))\n", NULL, NULL},
+        {"import os.path as p\nprint(p.sep)\n", NULL, NULL},
+        {"import numpy as np\nprint(np.arange(3).sum())\n", NULL, NULL},
+        {"import numpy\nfrom numpy import linalg\nprint(numpy.linalg.norm, linalg)\n", NULL, NULL},
+        {"import os\nos.remove('/etc/hosts')\n", "forbidden-import", "os"},
+        {"import os.path\nos.system('id')\n", "forbidden-import", "os.system"},
+        {"import os.path\ndef f():\n    return os.getcwd()\n", "forbidden-import", "os.getcwd"},
+        {"import os.path\ngetattr(os, 'popen')('id')\n", "forbidden-import", "os.popen"},
+        {"import os.path\nx = os\nx.execv('/bin/sh', [])\n", "denied-member", "os.execv"},
+        {"from os import path, system\n", "forbidden-import", "os"},
+        {"import numpy as np\nnp.ctypeslib.load_library('x', '.')\n", "denied-member", "numpy.ctypeslib"},
+        {"import numpy\nlib = numpy.ctypeslib\n", "denied-member", "numpy.ctypeslib"},
+        {"import numpy as np\nn = np\ngetattr(n, 'ctypeslib')\n", "denied-member", "numpy.ctypeslib"},
+        {"from numpy import ctypeslib\n", "denied-member", "numpy.ctypeslib"},
+        {"from numpy.ctypeslib import load_library\n", "denied-member", "numpy.ctypeslib"},
+        {"import numpy.ctypeslib as c\n", "denied-member", "numpy.ctypeslib"},
+        {"from numpy import *\n", "denied-member", "numpy.*"},
+        {"def f():\n    return np.ctypeslib\nimport numpy as np\n", "denied-member", "numpy.ctypeslib"},
+        {"import numpy as np\nprint(f'{np.ctypeslib}')\n", "denied-member", "numpy.ctypeslib"},
+        {"import numpy as np\nnp.ctypeslib.x.y\n", "denied-member", "numpy.ctypeslib"},
+};
+
+static bool has_finding(const acs_scan_result *r, const char *rule, const char *name)
+{
+        for (size_t i = 0; i < r->n_findings; i++)
+                if (strcmp(r->findings[i].rule, rule) == 0 && strcmp(r->findings[i].name, name) == 0)
+                        return true;
+        return false;
+}
+
+static void run_members(void)
+{
+        acs_profile *p = NULL;
+        acs_error err = {0};
+        if (acs_profile_load("default", &p, &err) < 0) {
+                ok(0, "load default: %s", err.msg);
+                return;
+        }
+        char *extra[] = {"numpy", NULL}, *deny[] = {"numpy.ctypeslib", "os.exec*", NULL};
+        for (char **e = extra; *e; e++)
+                acs_strv_push(&p->allow_imports, *e);
+        acs_strv_free(p->deny_members);
+        p->deny_members = acs_strv_copy(deny);
+        for (size_t i = 0; i < ELEMENTSOF(member_cases); i++) {
+                acs_scan_result r = {0};
+                int rc = acs_scan_source(p, member_cases[i].src, strlen(member_cases[i].src), "m.py", &r, &err);
+                if (!member_cases[i].expect)
+                        ok(rc == 0 && r.verdict == ACS_VERDICT_PASS, "member case %zu passes", i);
+                else
+                        ok(rc == 0 && r.verdict == ACS_VERDICT_REJECT &&
+                                   has_finding(&r, member_cases[i].expect, member_cases[i].name),
+                           "member case %zu refused with %s %s", i, member_cases[i].expect, member_cases[i].name);
+                if (rc == 0 && (member_cases[i].expect ? !has_finding(&r, member_cases[i].expect, member_cases[i].name)
+                                                       : r.n_findings > 0))
+                        dump(&r);
+                result_free(&r);
+        }
+        /* the seed's promise: the finding names os, and the message says what to use */
+        const char *seed = "import os\nos.remove('/etc/hosts')\n";
+        acs_scan_result r = {0};
+        acs_scan_source(p, seed, strlen(seed), "seed.py", &r, &err);
+        ok(r.n_findings == 1 && strcmp(r.findings[0].name, "os") == 0 && !strstr(r.findings[0].message, "\xe2\x80\xa6"),
+           "import os: one finding naming os, the allowed list not cut off");
+        if (r.n_findings)
+                ok(strstr(r.findings[0].message, "os.path") && strstr(r.findings[0].message, "lzma"),
+                   "  the message lists every allowed module: %s", r.findings[0].message);
+        result_free(&r);
+        acs_profile_free(p);
+}
+
 int main(void)
 {
         acs_profile *p = NULL;
@@ -309,5 +388,6 @@ int main(void)
         run_corpus(p, "reject");
         run_corpus(p, "accept");
         acs_profile_free(p);
+        run_members();
         return tap_done();
 }
