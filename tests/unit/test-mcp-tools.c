@@ -433,6 +433,8 @@ static void test_text(void)
                    "a finding's controls and bad bytes are escaped onto one line: %s", text);
                 free(text);
         }
+}
+
 /* The server profile's allowed modules reach the descriptions, in full, on one line. */
 static void test_policy_line(void)
 {

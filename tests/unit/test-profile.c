@@ -692,6 +692,8 @@ static void test_load_name(void)
         rmdir(dir);
         unsetenv("ACS_PROFILE_PATH");
         free(path);
+}
+
 /* profiles --show: the text is a profile that parses to the same values; JSON has every key. */
 static void test_show(void)
 {

@@ -344,7 +344,7 @@ static void run_members(void)
         p->deny_members = acs_strv_copy(deny);
         for (size_t i = 0; i < ELEMENTSOF(member_cases); i++) {
                 acs_scan_result r = {0};
-                int rc = acs_scan_source(p, member_cases[i].src, strlen(member_cases[i].src), "m.py", &r, &err);
+                int rc = acs_scan_source(p, member_cases[i].src, strlen(member_cases[i].src), "m.py", false, &r, &err);
                 if (!member_cases[i].expect)
                         ok(rc == 0 && r.verdict == ACS_VERDICT_PASS, "member case %zu passes", i);
                 else
@@ -359,7 +359,7 @@ static void run_members(void)
         /* the seed's promise: the finding names os, and the message says what to use */
         const char *seed = "import os\nos.remove('/etc/hosts')\n";
         acs_scan_result r = {0};
-        acs_scan_source(p, seed, strlen(seed), "seed.py", &r, &err);
+        acs_scan_source(p, seed, strlen(seed), "seed.py", false, &r, &err);
         ok(r.n_findings == 1 && strcmp(r.findings[0].name, "os") == 0 && !strstr(r.findings[0].message, "\xe2\x80\xa6"),
            "import os: one finding naming os, the allowed list not cut off");
         if (r.n_findings)
