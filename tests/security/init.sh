@@ -73,7 +73,9 @@ descendants() { # PID: every descendant pid, one per line
         done
 }
 # The census runs hold their processes until the test creates $TMP/sig/go
-# (bound read-only at /sig), so that a slow machine cannot end them early.
+# (bound read-write at /sig: in a read-only bind, an overlay, a file the host
+# creates during the run may stay unseen), so that a slow machine cannot end
+# them early.
 mkdir -p "$TMP/sig"
 census() { # DESC CMD...: every sandbox process is filtered, NNP, without capabilities
         _desc=$1
@@ -117,9 +119,9 @@ census() { # DESC CMD...: every sandbox process is filtered, NNP, without capabi
                 diag "init's Seccomp_filters: '$_init_filters'"
         fi
 }
-census "exec" "$ACS" exec --ro-bind "$TMP/sig" /sig -- /bin/sh -c \
+census "exec" "$ACS" exec --bind "$TMP/sig" /sig -- /bin/sh -c \
         'sleep 30 & while [ ! -e /sig/go ]; do sleep 0.05; done; kill $!'
-census "run" "$ACS" --profile unsafe-python --ro-bind "$TMP/sig" /sig -c 'import os, subprocess, time
+census "run" "$ACS" --profile unsafe-python --bind "$TMP/sig" /sig -c 'import os, subprocess, time
 p = subprocess.Popen(["sleep", "30"])
 while not os.path.exists("/sig/go"):
     time.sleep(0.05)
