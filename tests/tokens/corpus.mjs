@@ -325,7 +325,10 @@ const chunks = (text, size) => {
       cur = "";
     }
   }
-  if (cur.trim()) out.push(cur);
+  // a short tail joins the chunk before it: on a text of a few tokens one
+  // token of rounding is over 10 %, which says nothing about the estimate
+  if (cur.trim() && out.length && cur.length < size / 4) out[out.length - 1] += cur;
+  else if (cur.trim()) out.push(cur);
   return out;
 };
 
