@@ -50,7 +50,7 @@ The seed documents' API: :class:`SandboxEngine`, :class:`CodeSandbox`,
 ``python3 -m acs_launch mcp`` runs ``acs-launch mcp``.
 """
 
-from .aio import AsyncLauncher
+from .aio import AsyncLauncher, AsyncSession
 from .errors import ApplyError, LauncherError, LauncherNotFound, ProfileNotFound
 from .launcher import ApplyResult, Launcher, ProfileInfo
 from .report import CheckResult, Diff, FileChange, Finding, Result, Status, Stream, Verdict
@@ -61,7 +61,7 @@ from ._invoke import RunOptions, find_launcher, read_kept
 __version__ = "1"
 
 __all__ = [
-    "ASTSecurityScanner", "ApplyError", "ApplyResult", "AsyncLauncher", "CheckResult", "CodeSandbox",
+    "ASTSecurityScanner", "ApplyError", "ApplyResult", "AsyncLauncher", "AsyncSession", "CheckResult", "CodeSandbox",
     "Diff", "EphemeralASTSandbox", "FileChange", "Finding", "Launcher", "LauncherError",
     "LauncherNotFound", "ProfileInfo", "ProfileNotFound", "Result", "RunOptions", "Sandbox",
     "SandboxConfig", "SandboxEngine", "Session", "Status", "Stream", "Verdict", "find_launcher",

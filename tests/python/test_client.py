@@ -379,11 +379,23 @@ def serve_protocol() -> None:
     t.join(10)
 
 
+def processes_with(marker: bytes) -> "list[int]":
+    pids = []
+    for d in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as fh:
+                if marker in fh.read():
+                    pids.append(int(d))
+        except (OSError, ValueError):
+            pass
+    return pids
+
+
 # --- asyncio -----------------------------------------------------------------
 
 @test
 def asyncio_variant() -> None:
-    """asyncio: concurrent runs, check, errors, cancellation kills the run"""
+    """asyncio: concurrent runs, check, errors, cancellation kills the run, session (fallback)"""
     async def go() -> None:
         acs = AsyncLauncher(timeout=5)
         a, b = await asyncio.gather(acs.run("print(1)"), acs.run("print(2)", stdin="x"))
@@ -399,11 +411,20 @@ def asyncio_variant() -> None:
             pass
         t0 = time.monotonic()
         try:
-            await asyncio.wait_for(acs.run("import time\ntime.sleep(4)"), 0.5)
+            await asyncio.wait_for(acs.run("import time\ntime.sleep(4.125)"), 1.0)
             raise AssertionError("not cancelled")
         except asyncio.TimeoutError:
             pass
         check(time.monotonic() - t0 < 3, "cancelled promptly")
+        await asyncio.sleep(0.3)
+        eq(processes_with(b"time.sleep(4.125)"), [], "nothing of the cancelled run is left")
+        async with acs.session() as s:
+            eq(s.uses_server, False, "async session: fallback")
+            s.put_files({"a.txt": "1"})
+            await s.run_code("open('b.txt', 'w').write(open('a.txt').read() + '2')")
+            eq((await s.execute_command("cat b.txt")).stdout, "12", "async session: files persist")
+            ws = s.workspace
+        check(ws and not os.path.exists(ws), "async session workspace removed")
 
     asyncio.run(go())
 
