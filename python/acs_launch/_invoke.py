@@ -156,20 +156,18 @@ class Prepared:
         try:
             eff = opts
             if opts.files or opts.outputs or opts.patch is True:
-                self._tmp = tempfile.mkdtemp(prefix="acs-py.")
+                tmp = self._tmp = tempfile.mkdtemp(prefix="acs-py.")
                 eff = _replace(opts)
-            if opts.files:
-                ws = os.path.join(self._tmp, "workspace")  # type: ignore[arg-type]
-                os.mkdir(ws, 0o755)
-                _write_files(ws, opts.files)
-                eff.workspace = ws
-            if opts.outputs:
-                # the launcher creates the keep directory itself and refuses one that exists
-                self._keep = os.path.join(self._tmp, "kept")  # type: ignore[arg-type]
-                eff.keep = self._keep
-            if opts.patch is True:
-                self._patch = os.path.join(self._tmp, "changes.patch")  # type: ignore[arg-type]
-                eff.patch = self._patch
+                if opts.files:
+                    eff.workspace = os.path.join(tmp, "workspace")
+                    os.mkdir(eff.workspace, 0o755)
+                    _write_files(eff.workspace, opts.files)
+                if opts.outputs:
+                    # the launcher creates the keep directory itself and refuses one that exists
+                    eff.keep = self._keep = os.path.join(tmp, "kept")
+                if opts.patch is True:
+                    # the report's patch stops at 4 MiB (patch_omitted); the file is whole
+                    eff.patch = self._patch = os.path.join(tmp, "changes.patch")
             self.argv = [launcher, *command[:1], *eff.argv(), "--json", *command[1:]]
         except BaseException:
             self.cleanup()
@@ -180,7 +178,7 @@ class Prepared:
     def finish(self, rc: int, out: bytes, err: bytes, elapsed_ms: float = 0.0) -> Result:
         report = parse_report(rc, out, err)
         res = Result.from_report(report, elapsed_ms)
-        if self._patch and os.path.exists(self._patch) and res.diff.patch is None:
+        if self._patch and os.path.exists(self._patch):
             with open(self._patch, encoding="utf-8", errors="surrogateescape") as f:
                 res.diff = _with_patch(res.diff, f.read())
         if self._keep and os.path.isdir(self._keep):

@@ -212,6 +212,10 @@ def native_workspace_apply() -> None:
     r = Launcher().run(code, workspace=ws, patch=True)
     eq(sorted(os.listdir(ws)), ["a.txt"], "no apply: host unchanged")
     check(r.diff.patch and "diff --git a/b.txt b/b.txt" in r.diff.patch, r.diff.patch)
+    pf = os.path.join(TMP, "out.patch")
+    r = Launcher().run(code, workspace=ws, patch=pf)
+    with open(pf) as fh:
+        eq(fh.read(), r.diff.patch, "patch=PATH writes the report's patch")
     r = Launcher().run(code, workspace=ws, apply=True)
     eq((r.status, r.apply["done"]), (Status.EXITED, 2), "applied")
     with open(os.path.join(ws, "a.txt")) as fh:
