@@ -190,13 +190,14 @@ def native_stdin() -> None:
 @test
 def native_files_in_out() -> None:
     """native: files in (fresh workspace) and files out (through a temporary --keep layer)"""
+    before = set(os.listdir(tempfile.gettempdir()))
     r = Launcher().run("open('out/res.csv', 'w').write(open('in.csv').read().upper())\n"
                        "open('in.csv', 'a').write('c,d\\n')",
                        files={"in.csv": "a,b\n", "out/.keep": b""}, outputs=True)
     eq(r.status, Status.EXITED, r.stderr)
     eq(r.output_files, {"in.csv": b"a,b\nc,d\n", "out/res.csv": b"A,B\n"}, "output_files")
     eq((r.diff.added_files, r.diff.modified_files), (["out/res.csv"], ["in.csv"]), "diff")
-    leftovers = [d for d in os.listdir(tempfile.gettempdir()) if d.startswith("acs-py.")]
+    leftovers = [d for d in set(os.listdir(tempfile.gettempdir())) - before if d.startswith("acs-py.")]
     eq(leftovers, [], "temporary workspace and keep layer removed")
     raises(ValueError, lambda: Launcher().run("1", files={"../x": "y"}), "files outside the workspace")
 
