@@ -38,16 +38,19 @@ MCP_PROTOCOL = "2025-06-18"
 class ServeClient:
     """MCP JSON-RPC 2.0 over a unix socket, newline-delimited (``acs-launch serve``)."""
 
-    def __init__(self, path: str, timeout: Optional[float] = None) -> None:
+    def __init__(self, path: str, connect_timeout: float = 10.0) -> None:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            self.sock.settimeout(timeout)
+            # a socket that accepts but never answers must not hang the caller;
+            # the runs themselves are bounded by the server's own timeouts
+            self.sock.settimeout(connect_timeout)
             self.sock.connect(path)
             self._r = self.sock.makefile("rb")
             self._ids = itertools.count(1)
             self.request("initialize", {"protocolVersion": MCP_PROTOCOL, "capabilities": {},
                                         "clientInfo": {"name": "acs_launch", "version": "1"}})
             self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            self.sock.settimeout(None)
         except BaseException:
             self.sock.close()
             raise
@@ -89,7 +92,7 @@ def _connect(server: Optional[PathLike]) -> Optional[ServeClient]:
     if not path:
         return None
     try:
-        return ServeClient(path, timeout=None)
+        return ServeClient(path)
     except (OSError, ValueError, LauncherError):
         if server is not None:
             raise  # asked for explicitly: say it, do not fall back silently

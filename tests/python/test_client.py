@@ -333,7 +333,7 @@ def session_fallback() -> None:
 
 @test
 def session_server_choice() -> None:
-    """session: $ACS_SERVER with nothing listening falls back; an explicit server= that fails raises"""
+    """session: $ACS_SERVER with nothing listening falls back; an explicit server= that fails (or never answers) raises"""
     os.environ["ACS_SERVER"] = os.path.join(TMP, "no-server.sock")
     try:
         with Launcher().session() as s:
@@ -341,6 +341,14 @@ def session_server_choice() -> None:
     finally:
         del os.environ["ACS_SERVER"]
     raises(OSError, lambda: Launcher().session(server=os.path.join(TMP, "no-server.sock")), "explicit")
+    # a socket that accepts and never answers: an error after the handshake's 10 s, not a hang
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    silent.bind(os.path.join(TMP, "silent.sock"))
+    silent.listen(1)
+    t0 = time.monotonic()
+    raises(OSError, lambda: Launcher().session(server=os.path.join(TMP, "silent.sock")), "silent server")
+    check(time.monotonic() - t0 < 15, "bounded wait")
+    silent.close()
 
 
 def mcp_bridge(path: str) -> threading.Thread:
