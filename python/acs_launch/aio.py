@@ -18,7 +18,7 @@ import time
 from typing import Any, Optional, Sequence, Union
 
 from ._invoke import PathLike, Prepared, RunOptions, _write_files, check_argv, finish_check, find_launcher, rmtree
-from .launcher import command_argv, run_command
+from .launcher import ApplyResult, Launcher, ProfileInfo, command_argv, run_command
 from .report import CheckResult, Result
 from .session import ServeClient, _connect
 
@@ -73,6 +73,20 @@ class AsyncLauncher:
         argv = check_argv(self.path, profile or self.defaults.profile, path)
         rc, out, err = await self._communicate(argv, code.encode() if code is not None else None)
         return finish_check(rc, out, err)
+
+    async def profiles(self) -> "list[ProfileInfo]":
+        """``acs-launch profiles`` (see :meth:`acs_launch.Launcher.profiles`)."""
+        return await asyncio.to_thread(self._sync().profiles)
+
+    async def profile(self, name: str) -> "dict[str, Any]":
+        return await asyncio.to_thread(self._sync().profile, name)
+
+    async def apply(self, kept: PathLike, workspace: PathLike, *, profile: Optional[str] = None) -> ApplyResult:
+        """``acs-launch apply`` (see :meth:`acs_launch.Launcher.apply`)."""
+        return await asyncio.to_thread(self._sync().apply, kept, workspace, profile=profile)
+
+    def _sync(self) -> Launcher:
+        return Launcher(self.path, **dataclasses.asdict(self.defaults))
 
     def session(self, *, server: Optional[PathLike] = None, **opts: Any) -> "AsyncSession":
         """``async with acs.session() as s: await s.run_code(...)``; see :mod:`acs_launch.session`."""

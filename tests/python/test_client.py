@@ -408,13 +408,18 @@ def processes_with(marker: bytes) -> "list[int]":
 
 @test
 def asyncio_variant() -> None:
-    """asyncio: concurrent runs, check, errors, cancellation kills the run, session (fallback)"""
+    """asyncio: concurrent runs, check, profiles, keep + apply, errors, cancellation kills the run, session"""
     async def go() -> None:
         acs = AsyncLauncher(timeout=5)
         a, b = await asyncio.gather(acs.run("print(1)"), acs.run("print(2)", stdin="x"))
         eq((a.stdout, b.stdout), ("1\n", "2\n"), "gather")
         eq((await acs.exec("echo hi")).stdout, "hi\n", "exec")
         eq((await acs.check("import os")).is_safe, False, "check")
+        check("pure-math" in [p.name for p in await acs.profiles()], "profiles")
+        eq((await acs.profile("shell"))["name"], "shell", "profile")
+        ws, base = tmpdir("aws"), tmpdir("akept")
+        await acs.run("open('k.txt', 'w').write('k')", workspace=ws, keep=os.path.join(base, "l"))
+        eq(((await acs.apply(os.path.join(base, "l"), ws)).ok, os.listdir(ws)), (True, ["k.txt"]), "keep + apply")
         o = await acs.run("open('o.txt', 'w').write('x')", outputs=True)
         eq(o.output_files, {"o.txt": b"x"}, "outputs")
         try:
