@@ -30,7 +30,7 @@ run_tap "$(id -un)" sh "$test_script" "$@" >"$out"
 if [ "$(id -u)" -eq 0 ] && [ "${ACS_TEST_NO_UNPRIV:-0}" != 1 ]; then
         stage=$(mktemp -d /tmp/acs-stage.XXXXXX)
         chmod 0755 "$stage"
-        # the binary, the scan module, profiles, tests and examples
+        # the binary, the scan module, profiles, tests, examples and the Python client
         mkdir -p "$stage/build" "$stage/src"
         cp -p "$ACS_BUILDDIR/acs-launch" "$stage/build/"
         # the static acs-launch execs acs-launch-full (check, mcp, doctor, patches)
@@ -40,7 +40,7 @@ if [ "$(id -u)" -eq 0 ] && [ "${ACS_TEST_NO_UNPRIV:-0}" != 1 ]; then
         # (tests/tokens' tokenizer, ~25 MB, is used by no shell test)
         excl="--exclude=tests/mcp/node_modules --exclude=tests/tokens/node_modules"
         case $test_script in */mcp.sh) excl=--exclude=tests/tokens/node_modules ;; esac
-        for d in profiles tests examples doc; do
+        for d in profiles tests examples doc python; do
                 [ -d "$ACS_SRCDIR/$d" ] && tar -C "$ACS_SRCDIR" $excl -cf - "$d" | tar -C "$stage/src" -xf -
         done
         [ -d "$ACS_BUILDDIR/tests" ] && cp -a "$ACS_BUILDDIR/tests/." "$stage/src/tests/" 2>/dev/null

@@ -98,6 +98,16 @@ static const struct {
         { A("--stdin", "bogus", "x.py"), 0, ACS_CMD_RUN, "expected 'auto', 'null', 'pipe' or 'tty', got 'bogus'" },
         { A("exec", "--stdin=tty", "--", "sh"), 1, ACS_CMD_EXEC, NULL },
         { A("check", "--stdin", "null", "x"), 0, ACS_CMD_CHECK, "does not apply" },
+        /* the seed documents' command lines */
+        { A("run", "script.py"), 1, ACS_CMD_RUN, NULL },
+        { A("run", "--code", "import math; print(math.factorial(20))", "--timeout", "2.0"), 1, ACS_CMD_RUN, NULL },
+        { A("check", "untrusted_agent_code.py"), 1, ACS_CMD_CHECK, NULL },
+        { A("benchmark"), 1, ACS_CMD_BENCH, NULL },
+        { A("benchmark", "--json"), 1, ACS_CMD_BENCH, NULL },
+        { A("mcp"), 1, ACS_CMD_MCP, NULL },
+        { A("exec", "--code", "x", "--", "ls"), 0, ACS_CMD_EXEC, "option '--code' does not apply to exec" },
+        { A("--code"), 0, ACS_CMD_RUN, "needs a value" },
+        { A("--cod", "x"), 0, ACS_CMD_RUN, "did you mean '--code'" },
 };
 
 int main(void)
@@ -156,6 +166,24 @@ int main(void)
         r = parse(A("-c", "print(1)", "-x"), &o, &e);
         ok(r == 0 && !strcmp(o.code, "print(1)") && o.args && !strcmp(o.args[0], "-x"), "-c CODE then args");
         acs_options_done(&o);
+        /* --code is an option like the others: the seed puts --timeout after it */
+        r = parse(A("run", "--code", "print(2)", "--timeout", "2.0"), &o, &e);
+        ok(r == 0 && o.code && !strcmp(o.code, "print(2)") && acs_strv_length(o.args) == 0 && o.has_timeout &&
+                   o.timeout == 2,
+           "run --code CODE --timeout 2.0: the timeout is the launcher's");
+        acs_options_done(&o);
+        r = parse(A("--code", "print(2)", "--json", "--", "--timeout", "x"), &o, &e);
+        ok(r == 0 && o.json && acs_strv_length(o.args) == 2 && !strcmp(o.args[0], "--timeout"),
+           "--code CODE: the program's arguments after '--'");
+        acs_options_done(&o);
+        r = parse(A("-c", "print(2)", "--timeout", "2.0"), &o, &e);
+        ok(r == 0 && acs_strv_length(o.args) == 2 && !o.has_timeout, "-c CODE: later words stay the program's");
+        acs_options_done(&o);
+        r = parse(A("--timeout", "2.0", "--code=print(3)", "a"), &o, &e);
+        ok(r == 0 && o.code && !strcmp(o.code, "print(3)") && o.has_timeout && o.timeout == 2 && o.args &&
+                   !strcmp(o.args[0], "a"),
+           "--timeout before --code=CODE");
+        acs_options_done(&o);
         static const struct {
                 const char *word;
                 acs_stdin_mode mode;
@@ -190,7 +218,8 @@ int main(void)
                 { A("mcp", "--help"), ACS_CMD_MCP },      { A("apply", "--help"), ACS_CMD_APPLY },
                 { A("profiles", "--help"), ACS_CMD_PROFILES }, { A("doctor", "-h"), ACS_CMD_DOCTOR },
                 { A("bench", "--help"), ACS_CMD_BENCH },  { A("help", "exec"), ACS_CMD_EXEC },
-                { A("help", "mcp"), ACS_CMD_MCP },
+                { A("help", "mcp"), ACS_CMD_MCP },        { A("benchmark", "--help"), ACS_CMD_BENCH },
+                { A("help", "benchmark"), ACS_CMD_BENCH },
         };
         for (size_t i = 0; i < ELEMENTSOF(helps); i++) {
                 r = parse(helps[i].argv, &o, &e);
@@ -216,6 +245,10 @@ int main(void)
                 { A("--bind", "/a", "--json", "x.py"), false },
                 { A("x.py", "--json"), false },
                 { A("-c", "--json"), false },
+                { A("--code", "--json"), false },
+                { A("--code=x", "--json"), true },
+                { A("--code", "x", "--json"), true },
+                { A("benchmark", "--json"), true },
                 { A("--", "--json"), false },
                 { A("exec", "--", "ls", "--json"), false },
         };
