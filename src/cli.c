@@ -16,7 +16,7 @@ enum opt_id {
         OPT_RO_BIND, OPT_BIND, OPT_TMPFS, OPT_SETENV, OPT_UNSETENV, OPT_CHDIR, OPT_APPLY,
         OPT_PATCH, OPT_KEEP, OPT_JSON, OPT_REPORT, OPT_QUIET, OPT_VERBOSE, OPT_VERSION,
         OPT_HELP, OPT_CODE, OPT_MAX_CONCURRENCY, OPT_CPU, OPT_ALLOW_PROFILE, OPT_MAX_TIMEOUT,
-        OPT_STDIN, OPT_PROCESSES, OPT_OPEN_FILES, OPT_FILE_SIZE, OPT_VENV, OPT_SHOW,
+        OPT_STDIN, OPT_PROCESSES, OPT_OPEN_FILES, OPT_FILE_SIZE, OPT_VENV, OPT_SHOW, OPT_DRY_RUN,
 };
 
 typedef struct opt_def {
@@ -59,6 +59,7 @@ static const opt_def opts_table[] = {
         { "file-size", 0, 1, OPT_FILE_SIZE },
         { "venv", 0, 1, OPT_VENV },
         { "show", 0, 1, OPT_SHOW },
+        { "dry-run", 0, 0, OPT_DRY_RUN },
 };
 
 static const struct {
@@ -226,6 +227,7 @@ static int apply_opt(acs_options *o, const opt_def *d, const char *a, const char
         case OPT_APPLY: o->apply = true; return 0;
         case OPT_JSON: o->json = true; return 0;
         case OPT_QUIET: o->quiet = true; return 0;
+        case OPT_DRY_RUN: o->dry_run = true; return 0;
         case OPT_VERBOSE: o->verbose++; return 0;
         case OPT_VERSION: o->command = ACS_CMD_VERSION; return 0;
         case OPT_HELP: o->command = ACS_CMD_HELP; return 0;
@@ -577,7 +579,8 @@ fail:
         "      --json                print one JSON report on stdout (also for errors)\n"                    \
         "      --report FILE         also write the JSON report to FILE\n"                                    \
         "      --stdin MODE          auto|null|pipe|tty: the program's stdin (auto: a terminal -> /dev/null)\n" \
-        "  -q, --quiet               no change summary     -v, --verbose   trace setup steps\n"
+        "  -q, --quiet               no change summary     -v, --verbose   trace setup steps\n"             \
+        "      --dry-run             print the plan (mounts, env, limits, layers) and exit; nothing runs\n"
 
 #define EXIT_STATUS                                                                                      \
         "\nExit status: the program's own (0-123), 124 timeout, 125 acs-launch error,\n"                     \

@@ -58,6 +58,7 @@ typedef struct acs_options {
         acs_stdin_mode stdin_mode;
         char *report;
         bool quiet;
+        bool dry_run;        /* run, exec: print the plan, create nothing */
         int verbose;
         char *code;          /* -c CODE */
         char **args;         /* SCRIPT ARGS / COMMAND ARGS / check FILE / apply DIR */

@@ -166,7 +166,7 @@ static int cmd_run(const acs_options *o)
 
         /* a profile or a --report target that is refused costs no run */
         if (acs_profile_load(default_profile(o), &prof, &err) < 0 ||
-            (o->report && (report_fd = acs_open_output(o->report, &err)) < 0))
+            (!o->dry_run && o->report && (report_fd = acs_open_output(o->report, &err)) < 0))
                 return fail_before_run(o, &err);
         acs_run_request req = {
                 .kind = o->command == ACS_CMD_EXEC ? ACS_RUN_EXEC : o->code ? ACS_RUN_CODE : ACS_RUN_FILE,
@@ -182,6 +182,8 @@ static int cmd_run(const acs_options *o)
                 .cancel_fd = -1,
                 .mark = o->json ? NULL : &mark,
         };
+        if (o->dry_run)
+                return acs_run_dry(&req, stdout, o->json, &err) < 0 ? fail_before_run(o, &err) : 0;
         r = acs_run(&req, &rep, &err);
         status = acs_report_exit_status(&rep);
         if (!o->json)

@@ -11,6 +11,10 @@
  *   W/lower   bind of the host workspace (or an empty dir)
  *   W/t0..    backing dirs for /tmp, /dev/shm and profile tmpfs entries
  *
+ * The steps are applied from the plan's mount table (plan.c:
+ * acs_mount_ops, which owns their order and says why it is so); each step
+ * is one function here.
+ *
  * Every host path the launcher names was opened (O_PATH) before clone and
  * is bound through /proc/self/fd, so mounting W over /tmp hides nothing
  * the setup still needs. After pivot_root the old root (with W's own mount)
@@ -32,6 +36,7 @@
 #include <unistd.h>
 
 #include "doctor.h"
+#include "plan.h"
 #include "sandbox.h"
 
 #define W "/tmp"
@@ -360,25 +365,6 @@ static int build_workspace(const acs_sandbox_cfg *cfg, int ws_fd, int *ret_upper
         return 0;
 }
 
-static int build_tmpfs(const acs_sandbox_cfg *cfg, acs_error *err)
-{
-        char backing[64], target[4096];
-        int r;
-        /* /dev/shm always; the profile's tmpfs list (usually /tmp) */
-        size_t n = acs_strv_length(cfg->tmpfs);
-        for (size_t i = 0; i <= n; i++) {
-                const char *dest = i < n ? cfg->tmpfs[i] : "/dev/shm";
-                snprintf(backing, sizeof backing, W "/t%zu", i);
-                if (mkdir(backing, 01777) < 0 || chmod(backing, 01777) < 0)
-                        return acs_error_errno(err, -errno, "mount", "mkdir %s", backing);
-                if ((r = make_target(dest, true, target, sizeof target)) < 0)
-                        return acs_error_errno(err, r, "mount", "creating %s", dest);
-                if ((r = bind_path(backing, target, err)) < 0)
-                        return r;
-        }
-        return 0;
-}
-
 /*
  * The fresh /proc still shows the host in files any user may read: the
  * session keyring's key descriptions (/proc/keys), the kernel command line,
@@ -429,11 +415,10 @@ static int mask_proc(acs_error *err)
         return 0;
 }
 
-int acs_mounts_open(const acs_sandbox_cfg *cfg, int **ret_src_fds, int *ret_ws_fd, acs_error *err)
+int acs_mounts_open(const acs_sandbox_cfg *cfg, int *fds, int *ret_ws_fd, acs_error *err)
 {
-        int *fds = calloc(cfg->n_binds + 1, sizeof(int));
-        if (!fds)
-                return acs_error_set(err, -ENOMEM, "mount", "out of memory");
+        for (size_t i = 0; i < cfg->n_binds; i++)
+                fds[i] = -1;
         for (size_t i = 0; i < cfg->n_binds; i++) {
                 fds[i] = open(cfg->binds[i].src, O_PATH | O_CLOEXEC);
                 if (fds[i] < 0 && !(errno == ENOENT && cfg->binds[i].optional))
@@ -442,21 +427,20 @@ int acs_mounts_open(const acs_sandbox_cfg *cfg, int **ret_src_fds, int *ret_ws_f
         *ret_ws_fd = -1;
         if (cfg->workspace && cfg->ws_tree_fd < 0 && (*ret_ws_fd = open(cfg->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
                 return acs_error_errno(err, -errno, "workspace", "cannot open the workspace '%s'", cfg->workspace);
-        *ret_src_fds = fds;
         return 0;
 }
 
-int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, int *ret_upper_fd,
-                     int *ret_lower_fd, const void *init_blob, size_t init_len, int *ret_init_fd,
-                     acs_error *err)
+/* Nothing we do propagates back to the host. */
+static int op_private(acs_error *err)
 {
-        char opts[128], target[PATH_MAX];
-        int r;
-
-        *ret_upper_fd = *ret_lower_fd = -1;
-        /* Nothing we do propagates back to the host. */
         if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
                 return acs_error_errno(err, -errno, "mount", "making / a slave");
+        return 0;
+}
+
+static int op_scratch(const acs_sandbox_cfg *cfg, acs_error *err)
+{
+        char opts[128];
         /* size bounds the bytes; nr_inodes bounds what empty files would
          * otherwise cost in kernel memory (one inode per 4 KiB of size) */
         unsigned long long size = cfg->ws_size ?: 128ULL << 20;
@@ -464,40 +448,69 @@ int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, 
                  size / 4096 > 1024 ? size / 4096 : 1024);
         if (mount("acs-scratch", W, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
                 return acs_error_errno(err, -errno, "mount", "tmpfs scratch");
+        return 0;
+}
+
+static int op_root(const acs_sandbox_cfg *cfg, acs_error *err)
+{
+        char opts[128];
         if (mkdir(N, 0755) < 0)
                 return acs_error_errno(err, -errno, "mount", "mkdir root");
         snprintf(opts, sizeof opts, "mode=0755,size=%llu,nr_inodes=4096",
                  (unsigned long long)(cfg->file_len + (1 << 20)));
         if (mount("acs-root", N, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
                 return acs_error_errno(err, -errno, "mount", "tmpfs root");
+        return 0;
+}
 
-        /* the second, empty lower layer of read-only overlays (overlay_ro) */
+/* the second, empty lower layer of read-only overlays (overlay_ro) */
+static int op_empty(acs_error *err)
+{
         if (mkdir(W "/empty", 0555) < 0)
                 return acs_error_errno(err, -errno, "mount", "mkdir empty");
-        if ((r = etc_files(cfg, err)) < 0 || (r = build_dev(err)) < 0 || (r = build_tmpfs(cfg, err)) < 0)
-                return r;
-        if ((r = build_workspace(cfg, ws_fd, ret_upper_fd, ret_lower_fd, err)) < 0)
-                return r;
-        /* after the workspace, so a bind below /workspace lands on the overlay */
-        for (size_t i = 0; i < cfg->n_binds; i++) {
-                const acs_bind *b = &cfg->binds[i];
-                if (src_fds[i] < 0)
-                        continue; /* optional and absent on this host */
-                if ((r = make_target(b->dest, b->is_dir, target, sizeof target)) < 0)
-                        return acs_error_errno(err, r, "mount", "creating mount point %s", b->dest);
-                if ((r = mount_bind(b, src_fds[i], target, err)) < 0)
-                        return r;
-        }
-        usr_links();
-        if (cfg->file_name) {
-                if (mkdir_p(N "/run/acs", 0755) < 0)
-                        return acs_error_errno(err, -errno, "mount", "mkdir /run/acs");
-                snprintf(target, sizeof target, N "/run/acs/%s", cfg->file_name);
-                if ((r = write_text(target, cfg->file_data, cfg->file_len, 0444)) < 0)
-                        return acs_error_errno(err, r, "mount", "placing the script");
-        }
-        /* procfs must be mounted from inside the new pid namespace, before
-         * the old root goes away. */
+        return 0;
+}
+
+/* One of the profile's tmpfs entries (or /dev/shm): a dir of W, bound. */
+static int op_tmpfs(size_t i, const char *dest, acs_error *err)
+{
+        char backing[64], target[4096];
+        int r;
+        snprintf(backing, sizeof backing, W "/t%zu", i);
+        if (mkdir(backing, 01777) < 0 || chmod(backing, 01777) < 0)
+                return acs_error_errno(err, -errno, "mount", "mkdir %s", backing);
+        if ((r = make_target(dest, true, target, sizeof target)) < 0)
+                return acs_error_errno(err, r, "mount", "creating %s", dest);
+        return bind_path(backing, target, err);
+}
+
+/* after the workspace, so a bind below /workspace lands on the overlay */
+static int op_bind(const acs_bind *b, int src_fd, acs_error *err)
+{
+        char target[PATH_MAX];
+        int r;
+        if (src_fd < 0)
+                return 0; /* optional and absent on this host */
+        if ((r = make_target(b->dest, b->is_dir, target, sizeof target)) < 0)
+                return acs_error_errno(err, r, "mount", "creating mount point %s", b->dest);
+        return mount_bind(b, src_fd, target, err);
+}
+
+static int op_script(const acs_sandbox_cfg *cfg, acs_error *err)
+{
+        char target[PATH_MAX];
+        int r;
+        if (mkdir_p(N "/run/acs", 0755) < 0)
+                return acs_error_errno(err, -errno, "mount", "mkdir /run/acs");
+        snprintf(target, sizeof target, N "/run/acs/%s", cfg->file_name);
+        if ((r = write_text(target, cfg->file_data, cfg->file_len, 0444)) < 0)
+                return acs_error_errno(err, r, "mount", "placing the script");
+        return 0;
+}
+
+/* procfs must be mounted from inside the new pid namespace, before the old root goes away. */
+static int op_proc(acs_error *err)
+{
         if (mkdir(N "/proc", 0555) < 0)
                 return acs_error_errno(err, -errno, "mount", "mkdir /proc");
         /* hidepid=ptraceable: init (not dumpable; in the fork-style path a copy
@@ -512,20 +525,28 @@ int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, 
                                              "`acs-launch doctor` lists them");
                 return acs_error_errno(err, -errno, "mount", "procfs");
         }
-        if ((r = mask_proc(err)) < 0)
-                return r;
+        return 0;
+}
 
-        if (init_blob) {
-                /* the fast path's pid 1, kept out of the sandbox's view: it is
-                 * exec'd through this fd after W is detached with the old root */
-                /* exec-only (0100): init execs it without capabilities, so
-                 * it cannot read it, and the kernel makes the new image
-                 * non-dumpable in the exec itself (would_dump) -- no window
-                 * in which the program could open /proc/1/mem */
-                if ((r = write_text(W "/acs-init", init_blob, init_len, 0100)) < 0 ||
-                    (*ret_init_fd = open(W "/acs-init", O_PATH | O_CLOEXEC)) < 0)
-                        return acs_error_errno(err, r < 0 ? r : -errno, "mount", "placing the sandbox's init");
-        }
+/* the fast path's pid 1, kept out of the sandbox's view: it is exec'd
+ * through this fd after W is detached with the old root */
+static int op_init_blob(const void *init_blob, size_t init_len, int *ret_init_fd, acs_error *err)
+{
+        /* exec-only (0100): init execs it without capabilities, so
+         * it cannot read it, and the kernel makes the new image
+         * non-dumpable in the exec itself (would_dump) -- no window
+         * in which the program could open /proc/1/mem */
+        int r;
+        if (!init_blob)
+                return acs_error_set(err, -EINVAL, "mount", "internal: the plan asks for pid 1's image, none built in");
+        if ((r = write_text(W "/acs-init", init_blob, init_len, 0100)) < 0 ||
+            (*ret_init_fd = open(W "/acs-init", O_PATH | O_CLOEXEC)) < 0)
+                return acs_error_errno(err, r < 0 ? r : -errno, "mount", "placing the sandbox's init");
+        return 0;
+}
+
+static int op_pivot(acs_error *err)
+{
         if (chdir(N) < 0)
                 return acs_error_errno(err, -errno, "mount", "chdir new root");
         if (syscall(SYS_pivot_root, ".", ".") < 0)
@@ -536,8 +557,50 @@ int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, 
                 return acs_error_errno(err, -errno, "mount", "detaching the old root");
         if (chdir("/") < 0)
                 return acs_error_errno(err, -errno, "mount", "chdir /");
-        if ((r = set_attr("/", false, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) < 0)
-                return acs_error_errno(err, r, "mount", "making / read-only");
+        return 0;
+}
+
+static int op_ro_root(acs_error *err)
+{
+        int r = set_attr("/", false, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+        return r < 0 ? acs_error_errno(err, r, "mount", "making / read-only") : 0;
+}
+
+/*
+ * The plan's mount table (plan.c: acs_mount_ops), applied in its order: a
+ * flat step table, one switch, nothing allocated (the fast path's child runs
+ * in the launcher's memory).
+ */
+int acs_mounts_build(const acs_sandbox_cfg *cfg, const acs_mount_op *ops, size_t n_ops, const int *src_fds,
+                     int ws_fd, int *ret_upper_fd, int *ret_lower_fd, const void *init_blob, size_t init_len,
+                     int *ret_init_fd, acs_error *err)
+{
+        *ret_upper_fd = *ret_lower_fd = -1;
+        for (size_t i = 0; i < n_ops; i++) {
+                const acs_mount_op *op = &ops[i];
+                int r = 0;
+                switch (op->kind) {
+                case ACS_MOP_PRIVATE: r = op_private(err); break;
+                case ACS_MOP_SCRATCH: r = op_scratch(cfg, err); break;
+                case ACS_MOP_ROOT: r = op_root(cfg, err); break;
+                case ACS_MOP_EMPTY: r = op_empty(err); break;
+                case ACS_MOP_ETC: r = etc_files(cfg, err); break;
+                case ACS_MOP_DEV: r = build_dev(err); break;
+                case ACS_MOP_TMPFS: r = op_tmpfs(op->index, op->dest, err); break;
+                case ACS_MOP_WORKSPACE: r = build_workspace(cfg, ws_fd, ret_upper_fd, ret_lower_fd, err); break;
+                case ACS_MOP_BIND: r = op_bind(&cfg->binds[op->index], src_fds[op->index], err); break;
+                case ACS_MOP_USR_LINKS: usr_links(); break;
+                case ACS_MOP_SCRIPT: r = op_script(cfg, err); break;
+                case ACS_MOP_PROC: r = op_proc(err); break;
+                case ACS_MOP_MASK_PROC: r = mask_proc(err); break;
+                case ACS_MOP_INIT_BLOB: r = op_init_blob(init_blob, init_len, ret_init_fd, err); break;
+                case ACS_MOP_PIVOT: r = op_pivot(err); break;
+                case ACS_MOP_RO_ROOT: r = op_ro_root(err); break;
+                default: r = acs_error_set(err, -EINVAL, "mount", "internal: unknown mount step %d", (int)op->kind);
+                }
+                if (r < 0)
+                        return r;
+        }
         return 0;
 }
 

@@ -8,6 +8,8 @@
 #include <linux/securebits.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "sandbox.h"
 
@@ -46,10 +48,12 @@ int acs_drop_privileges(acs_error *err)
         for (int v = 0; v < last; v++)
                 if (cap_drop_bound((cap_value_t)v) < 0 && errno != EINVAL)
                         return acs_error_errno(err, -errno, "caps", "dropping capability %d from the bounding set", v);
-        _cleanup_(cap_freep) cap_t none = cap_init();
-        if (!none)
-                return acs_error_errno(err, -ENOMEM, "caps", "cap_init");
-        if (cap_set_proc(none) < 0)
+        /* every set empty, by capset(2) itself: libcap's cap_init() allocates,
+         * and the fast path's pid 1 runs in the launcher's memory, where
+         * nothing may be allocated after the clone (sandbox.c) */
+        struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+        struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+        if (syscall(SYS_capset, &hdr, none) < 0)
                 return acs_error_errno(err, -errno, "caps", "clearing capabilities");
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
                 return acs_error_errno(err, -errno, "caps", "PR_SET_NO_NEW_PRIVS");

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The engine: profile + options -> plan -> sandbox -> supervise -> report.
+ * The plan is pure (plan.c), from host facts gathered first (plan-facts.c);
+ * --dry-run prints the same plan (acs_run_dry).
  * Both the CLI and the MCP server call acs_run(); it never exits and never
  * prints (except the live output stream the caller asked for).
  */
@@ -18,477 +20,12 @@
 #include "cgroup.h"
 #include "diff.h"
 #include "input.h"
-#include "loader-env.h"
-#include "profile-keys.h"
-#include "run.h"
+#include "plan.h"
 #include "scan-policy.h"
 #include "scan.h"
 #include "supervise.h"
 
-extern char **environ;
-
-/* The kernel's limit on one argv string, NUL included (MAX_ARG_STRLEN). */
-#define ACS_MAX_ARG_STRLEN (32 * 4096)
-#define ACS_BIG_CODE_NAME "main.py"
-#define ACS_BIG_COMMAND_NAME "command.sh"
-
-typedef struct plan {
-        acs_sandbox_cfg cfg;
-        char **argv;
-        char **envp;
-        char **tmpfs;
-        acs_bind *binds;
-        size_t n_binds;
-        char *file_data;
-        size_t file_len;
-        char *file_name;
-        uint64_t file_size;   /* as fstat saw it, also when over max_source */
-        const char *script;   /* /run/acs/NAME in argv (borrowed), or NULL */
-        char *venv_python;    /* [python] venv: VENV/bin/python3 */
-        double timeout;
-        uint64_t max_tokens;
-        char **bypass;        /* [env] allow_loader variables in envp of a scanned run */
-} plan;
-
-static void plan_done(plan *p)
-{
-        acs_strv_free(p->argv);
-        acs_strv_free(p->envp);
-        acs_strv_free(p->tmpfs);
-        acs_strv_free(p->bypass);
-        for (size_t i = 0; i < p->n_binds; i++) {
-                free(p->binds[i].src);
-                free(p->binds[i].dest);
-        }
-        free(p->binds);
-        free(p->file_data);
-        free(p->file_name);
-        free(p->venv_python);
-}
-
-/* socket: a host unix socket the profile names in [filesystem] sockets */
-static int add_bind(plan *p, const char *src, const char *dest, bool ro, bool optional, bool socket,
-                    acs_error *err)
-{
-        struct stat st;
-        if (!acs_path_is_clean_abs(dest))
-                return acs_error_set(err, -EINVAL, "usage", "bind destination '%s' must be an absolute path without '..'",
-                                     dest);
-        /* checked here for a clear message; opened inside the sandbox's namespace */
-        if (stat(src, &st) < 0) {
-                if (optional && errno == ENOENT)
-                        return 0;
-                return acs_error_errno(err, -errno, "mount", "cannot bind '%s'", src);
-        }
-        /* a host service: only through [filesystem] sockets (mounts.c checks again) */
-        if (socket != !!S_ISSOCK(st.st_mode))
-                return acs_error_set(err, -EPERM, "mount",
-                                     socket ? "[filesystem] sockets: '%s' is not a unix socket"
-                                            : "'%s' is a unix socket (a host service): a profile must name it in "
-                                              "[filesystem] sockets",
-                                     src);
-        acs_bind *nb = realloc(p->binds, (p->n_binds + 1) * sizeof *nb);
-        if (!nb)
-                return -ENOMEM;
-        p->binds = nb;
-        nb[p->n_binds] = (acs_bind){ .src = strdup(src), .dest = strdup(dest), .readonly = ro,
-                                     .is_dir = S_ISDIR(st.st_mode), .optional = optional, .socket = socket };
-        p->n_binds++;
-        if (!nb[p->n_binds - 1].src || !nb[p->n_binds - 1].dest)
-                return -ENOMEM;
-        return 0;
-}
-
-/* The sandbox's environment: nothing from the launcher but [env] keep. */
-static int build_env(plan *p, const acs_profile *prof, const acs_options *o)
-{
-        int r;
-        for (char **k = prof->env_keep; k && *k; k++) {
-                const char *v = getenv(*k);
-                if (v) {
-                        _cleanup_free_ char *kv = NULL;
-                        if (asprintf(&kv, "%s=%s", *k, v) < 0 || (r = acs_strv_push(&p->envp, kv)) < 0)
-                                return -ENOMEM;
-                }
-        }
-        char *const *sets[] = { prof->env_set, o ? o->setenv : NULL };
-        for (size_t s = 0; s < ELEMENTSOF(sets); s++)
-                for (char *const *kv = sets[s]; kv && *kv; kv++) {
-                        size_t klen = strcspn(*kv, "=");
-                        for (char **e = p->envp; e && *e; e++) /* later wins */
-                                if (strncmp(*e, *kv, klen) == 0 && (*e)[klen] == '=') {
-                                        **e = '\0';
-                                }
-                        if ((r = acs_strv_push(&p->envp, *kv)) < 0)
-                                return r;
-                }
-        for (char **u = o ? o->unsetenv : NULL; u && *u; u++)
-                for (char **e = p->envp; e && *e; e++)
-                        if (strncmp(*e, *u, strlen(*u)) == 0 && (*e)[strlen(*u)] == '=')
-                                **e = '\0';
-        /* compact the blanked entries */
-        size_t j = 0;
-        for (size_t i = 0; p->envp && p->envp[i]; i++) {
-                if (p->envp[i][0] == '\0')
-                        free(p->envp[i]);
-                else
-                        p->envp[j++] = p->envp[i];
-        }
-        if (p->envp)
-                p->envp[j] = NULL;
-        else if (!(p->envp = calloc(1, sizeof(char *))))
-                return -ENOMEM;
-        return 0;
-}
-
-static int read_source(const char *path, uint64_t max, plan *p, acs_error *err)
-{
-        /* O_NONBLOCK: a FIFO given as the script must be an error, not a hang
-         * in open() waiting for a writer (the fstat below refuses it) */
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-        if (fd < 0 && errno == ENOENT && !strchr(path, '/') && acs_cli_is_subcommand(path))
-                /* `acs-launch -v exec ...`: the options came first */
-                return acs_error_set(err, -ENOENT, "usage",
-                                     "no file '%s' to run; for the subcommand, put it first and its options "
-                                     "after it: acs-launch %s [OPTIONS] ...",
-                                     path, path);
-        if (fd < 0)
-                return acs_error_errno(err, -errno, "input", "cannot open '%s'", path);
-        struct stat st;
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-                return acs_error_set(err, -EINVAL, "input", "'%s' is not a regular file", path);
-        p->file_size = (uint64_t)st.st_size;
-        if (fcntl(fd, F_SETFL, 0) < 0)
-                return acs_error_errno(err, -errno, "input", "reading '%s'", path);
-        if (max && (uint64_t)st.st_size > max)
-                return acs_error_set(err, -EFBIG, "input", "'%s' is %lld bytes, over max_source %llu",
-                                     path, (long long)st.st_size, (unsigned long long)max);
-        size_t cap = (size_t)st.st_size, len = 0;
-        char *buf = malloc(cap + 1);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t n = read(fd, buf + len, cap - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0) {
-                        free(buf);
-                        return acs_error_errno(err, -errno, "input", "reading '%s'", path);
-                }
-                if (n == 0)
-                        break;
-                len += (size_t)n;
-                if (len == cap)
-                        break;
-        }
-        buf[len] = '\0';
-        p->file_data = buf;
-        p->file_len = len;
-        const char *base = strrchr(path, '/');
-        p->file_name = strdup(base ? base + 1 : path);
-        return p->file_name ? 0 : -ENOMEM;
-}
-
-/*
- * Text too long for one execve argument (an MCP call may carry megabytes)
- * becomes the read-only script /run/acs/NAME, whose path goes into argv.
- */
-static int as_script(plan *p, const char *text, const char *name)
-{
-        _cleanup_free_ char *inside = NULL;
-        p->file_len = p->file_size = strlen(text);
-        if (!(p->file_data = strdup(text)) || !(p->file_name = strdup(name)) ||
-            asprintf(&inside, "/run/acs/%s", name) < 0 || acs_strv_push(&p->argv, inside) < 0)
-                return -ENOMEM;
-        p->script = p->argv[acs_strv_length(p->argv) - 1];
-        return 0;
-}
-
-/* A command-line value may tighten a locked profile value, never loosen it. */
-static int check_locked(const acs_profile *prof, const char *key, bool loosens, acs_error *err)
-{
-        if (loosens && acs_profile_is_locked(prof, key))
-                return acs_error_set(err, -EPERM, "profile", "profile '%s' locks %s: the command line may not loosen it",
-                                     prof->name, key);
-        return 0;
-}
-
-/* Where a variable of the sandbox's environment came from, for messages. */
-static const char *env_source(const acs_profile *prof, const acs_options *o, const char *kv, size_t n)
-{
-        char *const *lists[] = { o ? o->setenv : NULL, prof->env_set };
-        const char *names[] = { "--setenv", "[env] set" };
-        for (size_t l = 0; l < ELEMENTSOF(lists); l++)
-                for (char *const *e = lists[l]; e && *e; e++)
-                        if (strncmp(*e, kv, n + 1) == 0)
-                                return names[l];
-        return "[env] keep";
-}
-
-/*
- * Nothing runs before the scan (issue 18 item 6): a variable that makes the
- * loader or the interpreter load or run code (loader-env.h) enters a scanned
- * run only when the profile's [env] allow_loader names it, and the report
- * then says that the verdict does not cover everything that ran.
- */
-static int check_loader_env(plan *p, const acs_profile *prof, const acs_options *o, acs_error *err)
-{
-        bool python_env = !acs_python_flags_ignore_env(prof->python_flags);
-        for (char **e = p->envp; e && *e; e++) {
-                if (!acs_env_runs_code(*e, python_env))
-                        continue;
-                size_t n = strcspn(*e, "=");
-                _cleanup_free_ char *name = strndup(*e, n);
-                if (!name)
-                        return -ENOMEM;
-                if (!acs_strv_contains(prof->env_allow_loader, name))
-                        return acs_error_set(err, -EPERM, "env",
-                                             "%s %s: this variable makes the loader or the interpreter load or run "
-                                             "code before the scan, which would not see it; profile '%s' passes it "
-                                             "only when its [env] allow_loader names %s",
-                                             env_source(prof, o, *e, n), name, prof->name ? prof->name : "?", name);
-                if (acs_strv_push(&p->bypass, name) < 0)
-                        return -ENOMEM;
-        }
-        return 0;
-}
-
-/*
- * [python] venv (or --venv): the environment bound read-only at its own
- * path and its bin/python3 as the interpreter. Its symlinks lead into the
- * read-only /usr; site (no -S) reads its pyvenv.cfg and adds its
- * site-packages. Only for Python runs; exec is unchanged.
- */
-static int use_venv(plan *p, const acs_profile *prof, const char *venv, acs_error *err)
-{
-        _cleanup_free_ char *cfg = NULL;
-        struct stat st;
-        if (asprintf(&cfg, "%s/pyvenv.cfg", venv) < 0 || asprintf(&p->venv_python, "%s/bin/python3", venv) < 0)
-                return -ENOMEM;
-        if (stat(cfg, &st) < 0 || !S_ISREG(st.st_mode))
-                return acs_error_set(err, -EINVAL, "profile", "venv '%s': no pyvenv.cfg there, not a virtual environment",
-                                     venv);
-        for (char **f = prof->python_flags; f && *f; f++)
-                if (strcmp(*f, "-S") == 0)
-                        return acs_error_set(err, -EINVAL, "profile",
-                                             "venv '%s': profile %s runs python with -S, which skips the venv; drop -S "
-                                             "from [python] flags (profile 'data' does)",
-                                             venv, prof->name);
-        return add_bind(p, venv, venv, true, false, false, err);
-}
-
-/* Command-line limits: a locked profile value may only be tightened. */
-static int limit_overrides(const acs_profile *prof, const acs_options *o, acs_sandbox_cfg *c, acs_error *err)
-{
-        int r;
-        c->rl_nproc = prof->processes;
-        c->rl_fsize = prof->file_size;
-        c->rl_nofile = prof->open_files;
-        if (!o)
-                return 0;
-        if (o->has_processes) {
-                if ((r = check_locked(prof, "processes", o->processes > prof->processes, err)) < 0)
-                        return r;
-                c->rl_nproc = o->processes;
-        }
-        if (o->has_open_files) {
-                if ((r = check_locked(prof, "open_files", o->open_files > prof->open_files, err)) < 0)
-                        return r;
-                c->rl_nofile = o->open_files;
-        }
-        if (o->has_file_size) {
-                bool loosens = prof->file_size > 0 && (o->file_size == 0 || o->file_size > prof->file_size);
-                if ((r = check_locked(prof, "file_size", loosens, err)) < 0)
-                        return r;
-                c->rl_fsize = o->file_size;
-        }
-        return 0;
-}
-
-/*
- * Said here, with the path, rather than as an error from inside the sandbox:
- * an ordinary launcher's sandbox reads the workspace as the launcher's uid; a
- * root launcher's as its owner when that is an ordinary user (sandbox.c; a
- * root-owned one is reached through an idmapped mount, which needs no check).
- */
-static int check_workspace(const char *path, acs_error *err)
-{
-        struct stat st;
-        if (stat(path, &st) < 0)
-                return acs_error_errno(err, -errno, "workspace", "cannot use '%s' as the workspace", path);
-        if (!S_ISDIR(st.st_mode))
-                return acs_error_set(err, -ENOTDIR, "workspace", "workspace '%s' is not a directory", path);
-        bool root = geteuid() == 0;
-        bool ok = !root ? faccessat(AT_FDCWD, path, R_OK | X_OK, AT_EACCESS) == 0
-                : st.st_uid == 0 || st.st_gid == 0 || (st.st_mode & (S_IRUSR | S_IXUSR)) == (S_IRUSR | S_IXUSR);
-        if (!ok)
-                return acs_error_set(err, -EACCES, "workspace",
-                                     "cannot use '%s' as the workspace: %s cannot read and search it (mode %04o)", path,
-                                     root ? "its owner, whom the sandbox runs as," : "you", (unsigned)(st.st_mode & 07777));
-        return 0;
-}
-
-/* scan_fds: -1 for no scan, else the sandbox's scan socket end and module fd */
-static int build_plan(const acs_run_request *req, const int scan_fds[2], plan *p, acs_error *err)
-{
-        const acs_profile *prof = req->profile;
-        const acs_options *o = req->opts;
-        acs_sandbox_cfg *c = &p->cfg;
-        int r;
-
-        p->timeout = prof->timeout;
-        p->max_tokens = prof->max_tokens;
-        c->net = prof->net;
-        c->rl_as = prof->memory;
-        if (o) {
-                if (o->has_timeout) {
-                        if ((r = check_locked(prof, "timeout", prof->timeout > 0 && (o->timeout == 0 || o->timeout > prof->timeout), err)) < 0)
-                                return r;
-                        p->timeout = o->timeout;
-                }
-                if (o->has_memory) {
-                        if ((r = check_locked(prof, "memory", prof->memory > 0 && (o->memory == 0 || o->memory > prof->memory), err)) < 0)
-                                return r;
-                        c->rl_as = o->memory;
-                }
-                if (o->has_cpu) {
-                        if ((r = check_locked(prof, "cpu", prof->cpu > 0 && (o->cpu == 0 || o->cpu > prof->cpu), err)) < 0)
-                                return r;
-                }
-                if (o->has_max_tokens) {
-                        if ((r = check_locked(prof, "max_tokens", o->max_tokens > prof->max_tokens, err)) < 0)
-                                return r;
-                        p->max_tokens = o->max_tokens;
-                }
-                if (o->has_net) {
-                        if ((r = check_locked(prof, "net", o->net == ACS_NET_LOOPBACK && prof->net == ACS_NET_NONE, err)) < 0)
-                                return r;
-                        c->net = (acs_net_mode)o->net;
-                }
-                /* settings that are all-or-nothing: any use loosens them */
-                if ((r = check_locked(prof, "bind", o->n_mounts > 0, err)) < 0 ||
-                    (r = check_locked(prof, "env", o->setenv || o->unsetenv, err)) < 0 ||
-                    (r = check_locked(prof, "workspace", o->workspace != NULL, err)) < 0 ||
-                    (r = check_locked(prof, "apply", o->apply, err)) < 0)
-                        return r;
-        }
-        c->hostname = prof->hostname ? prof->hostname : "sandbox";
-        c->rl_cpu = o && o->has_cpu ? o->cpu : prof->cpu;
-        if ((r = limit_overrides(prof, o, c, err)) < 0)
-                return r;
-        c->rl_as_fallback = prof->memory_rlimit == ACS_MEMRL_FALLBACK;
-        c->seccomp_deny = prof->seccomp_deny;
-        c->ws_mode = prof->workspace;
-        c->ws_tree_fd = -1;
-        c->cgroup_fd = -1;
-        c->ws_size = prof->workspace_size;
-
-        for (char **b = prof->ro_bind; b && *b; b++)
-                if ((r = add_bind(p, *b, *b, true, true, false, err)) < 0)
-                        return r;
-        p->tmpfs = acs_strv_copy(prof->tmpfs ? prof->tmpfs : (char *[]){ NULL });
-        if (!p->tmpfs)
-                return -ENOMEM;
-        for (size_t i = 0; o && i < o->n_mounts; i++) {
-                const acs_mount_opt *m = &o->mounts[i];
-                if (m->kind == ACS_MOUNT_TMPFS)
-                        r = acs_strv_push(&p->tmpfs, m->dest);
-                else
-                        r = add_bind(p, m->src, m->dest, m->kind == ACS_MOUNT_RO_BIND, false, false, err);
-                if (r < 0)
-                        return r;
-        }
-        /* last: on top of the binds they may lie in */
-        for (char **sk = prof->sockets; sk && *sk; sk++)
-                if ((r = add_bind(p, *sk, *sk, false, false, true, err)) < 0)
-                        return r;
-        if (o && o->workspace) {
-                if ((r = check_workspace(o->workspace, err)) < 0)
-                        return r;
-                c->workspace = o->workspace;
-        }
-        if ((r = build_env(p, prof, o)) < 0)
-                return r;
-        if (scan_fds[0] >= 0 && (r = check_loader_env(p, prof, o, err)) < 0)
-                return r;
-        const char *venv = o && o->venv ? o->venv : prof->venv;
-        if (venv && req->kind != ACS_RUN_EXEC && (r = use_venv(p, prof, venv, err)) < 0)
-                return r;
-
-        /* argv: interpreter flags... (/run/acs/NAME | -c CODE | COMMAND) ARGS...,
-         * scanning: interpreter flags... -c BOOT (/run/acs/NAME | CODE) ARGS... */
-        bool scan = scan_fds[0] >= 0;
-        char *const *args = req->argv;
-        if (req->kind == ACS_RUN_EXEC) {
-                if (!args || !args[0])
-                        return acs_error_set(err, -EINVAL, "usage", "nothing to execute");
-                if (acs_strv_length(args) == 3 && strcmp(args[1], "-c") == 0 &&
-                    strlen(args[2]) >= ACS_MAX_ARG_STRLEN) {
-                        /* SHELL -c SCRIPT over the argument limit: SHELL FILE */
-                        if ((r = acs_strv_push(&p->argv, args[0])) < 0 ||
-                            (r = as_script(p, args[2], ACS_BIG_COMMAND_NAME)) < 0)
-                                return r;
-                        p->script = NULL; /* not Python: nothing scans it */
-                } else
-                        p->argv = acs_strv_copy(args);
-        } else {
-                const char *interp = p->venv_python ? p->venv_python
-                                   : prof->interpreter ? prof->interpreter : ACS_PYTHON;
-                if ((r = acs_strv_push(&p->argv, interp)) < 0)
-                        return r;
-                for (char **f = prof->python_flags; f && *f; f++)
-                        if ((r = acs_strv_push(&p->argv, *f)) < 0)
-                                return r;
-                if (scan) {
-                        char boot[256];
-                        if (acs_scan_boot(boot, sizeof boot, scan_fds[0], scan_fds[1]) >= (int)sizeof boot)
-                                return -ENOBUFS;
-                        if ((r = acs_strv_push(&p->argv, "-c")) < 0 || (r = acs_strv_push(&p->argv, boot)) < 0)
-                                return r;
-                }
-                if (req->kind == ACS_RUN_FILE) {
-                        if (!args || !args[0])
-                                return acs_error_set(err, -EINVAL, "usage", "no script given");
-                        if ((r = read_source(args[0], prof->max_source, p, err)) < 0)
-                                return r;
-                        _cleanup_free_ char *inside = NULL;
-                        if (asprintf(&inside, "/run/acs/%s", p->file_name) < 0 ||
-                            (r = acs_strv_push(&p->argv, inside)) < 0)
-                                return -ENOMEM;
-                        p->script = p->argv[acs_strv_length(p->argv) - 1];
-                        args++;
-                } else if (req->code && strlen(req->code) >= ACS_MAX_ARG_STRLEN) {
-                        if ((r = as_script(p, req->code, ACS_BIG_CODE_NAME)) < 0)
-                                return r;
-                } else {
-                        if ((!scan && (r = acs_strv_push(&p->argv, "-c")) < 0) ||
-                            (r = acs_strv_push(&p->argv, req->code ? req->code : "")) < 0)
-                                return r;
-                }
-                for (; args && *args; args++)
-                        if ((r = acs_strv_push(&p->argv, *args)) < 0)
-                                return r;
-        }
-        if (!p->argv)
-                return -ENOMEM;
-
-        c->argv = p->argv;
-        c->envp = p->envp;
-        c->tmpfs = p->tmpfs;
-        c->binds = p->binds;
-        c->n_binds = p->n_binds;
-        c->file_name = p->file_name;
-        c->file_data = p->file_data;
-        c->file_len = p->file_len;
-        c->chdir = (o && o->chdir) ? o->chdir : (c->ws_mode == ACS_WS_NONE ? "/" : "/workspace");
-        c->scan_fd = scan_fds[0];
-        c->scan_module_fd = scan_fds[1];
-        c->verbose = o && o->verbose > 0;
-        c->trace_fd = -1;
-        return 0;
-}
-
-static void fill_limits(acs_report *rep, const plan *p)
+static void fill_limits(acs_report *rep, const acs_plan *p)
 {
         rep->limits.timeout_s = p->timeout;
         rep->limits.memory = p->cfg.rl_as;
@@ -502,18 +39,6 @@ static void fill_limits(acs_report *rep, const plan *p)
         /* the sandbox's total, sampled from init's process tree unless a cgroup counts it */
         rep->limits.cpu_enforced = p->cfg.rl_cpu ? "sampled" : "none";
         rep->limits.tmpfs_enforced = "size";
-}
-
-/* How the sandbox bounded what can be pinned outside an address space. */
-static const char *shm_enforced(acs_shm_bound b)
-{
-        switch (b) {
-        case ACS_SHM_CGROUP: return "cgroup2";
-        case ACS_SHM_IPC_LIMITS: return "ipc-limits";
-        case ACS_SHM_DENIED: return "denied";
-        case ACS_SHM_UNLIMITED:
-        default: return "none";
-        }
 }
 
 /* The report's confinement and enforcement facts, once the sandbox exists. */
@@ -531,8 +56,8 @@ static void fill_confinement(acs_report *rep, const acs_sandbox *sb, const acs_c
                         rep->limits.cpu_enforced = "cgroup2";
                 rep->confinement.cgroup = strdup(cg->path);
         }
-        rep->limits.memfd_enforced = shm_enforced(sb->memfd);
-        rep->limits.sysv_enforced = shm_enforced(sb->sysv);
+        rep->limits.memfd_enforced = acs_shm_bound_to_string(sb->memfd);
+        rep->limits.sysv_enforced = acs_shm_bound_to_string(sb->sysv);
 }
 
 /*
@@ -616,7 +141,7 @@ static int open_scan_channel(int fds[2], acs_error *err)
  * EOF; our end is then non-blocking for the supervisor, which reads the
  * verdict. Findings name a script by its path inside the sandbox.
  */
-static int send_scan_policy(int fd, const acs_profile *prof, const plan *p, acs_error *err)
+static int send_scan_policy(int fd, const acs_profile *prof, const acs_plan *p, acs_error *err)
 {
         _cleanup_free_ char *pol = NULL;
         size_t len = 0;
@@ -759,10 +284,37 @@ static int finish_workspace(const acs_run_request *req, acs_sandbox *sb, const s
         return 0;
 }
 
+/* Python runs are scanned in the sandbox unless the profile turns the scan off. */
+static bool run_scans(const acs_run_request *req)
+{
+        return req->kind != ACS_RUN_EXEC && req->profile->scan_mode != ACS_SCAN_OFF;
+}
+
+int acs_run_dry(const acs_run_request *req, FILE *out, bool json, acs_error *err)
+{
+        _cleanup_(acs_plan_done) acs_plan p = { 0 };
+        _cleanup_(acs_host_facts_done) acs_host_facts facts = { 0 };
+        int r;
+        /* no scan channel exists: the bootstrap's fds are placeholders, printed as such */
+        if ((r = acs_host_facts_gather(req, &facts, err)) < 0 ||
+            (r = acs_plan_build(req, &facts, run_scans(req) ? (int[]){ -2, -2 } : (int[]){ -1, -1 }, &p, err)) < 0)
+                return r;
+        if (!json)
+                r = acs_plan_print(out, req, &p, &facts);
+        else {
+                _cleanup_free_ char *s = acs_plan_to_json(req, &p, &facts);
+                r = s && fprintf(out, "%s\n", s) >= 0 ? 0 : -ENOMEM;
+        }
+        if (r >= 0 && fflush(out) != 0)
+                r = -errno;
+        return r < 0 ? acs_error_errno(err, r, "io", "printing the plan") : 0;
+}
+
 int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
 {
         const acs_profile *prof = req->profile;
-        plan p = { 0 };
+        _cleanup_(acs_plan_done) acs_plan p = { 0 };
+        _cleanup_(acs_host_facts_done) acs_host_facts facts = { 0 };
         acs_sandbox sb = { .pid = -1, .pidfd = -1, .sync_fd = -1, .upper_fd = -1, .lower_fd = -1 };
         acs_supervise_out so = { 0 };
         acs_cgroup cg = ACS_CGROUP_NULL;
@@ -776,7 +328,7 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
 
         *rep = (acs_report){ .status = ACS_STATUS_ERROR, .exit_code = 125 };
         rep->profile = strdup(prof->name ? prof->name : "");
-        bool scan = req->kind != ACS_RUN_EXEC && prof->scan_mode != ACS_SCAN_OFF;
+        bool scan = run_scans(req);
         rep->scan.verdict = ACS_VERDICT_SKIPPED;
 
         if (scan) {
@@ -786,7 +338,9 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                 if ((r = open_scan_channel(scanp, err)) < 0)
                         goto out;
         }
-        if ((r = build_plan(req, scan ? (int[]){ scanp[1], modfd } : (int[]){ -1, -1 }, &p, err)) < 0) {
+        if ((r = acs_host_facts_gather(req, &facts, err)) < 0)
+                goto out;
+        if ((r = acs_plan_build(req, &facts, scan ? (int[]){ scanp[1], modfd } : (int[]){ -1, -1 }, &p, err)) < 0) {
                 if (r == -EFBIG && prof->scan_mode == ACS_SCAN_ENFORCE && req->kind == ACS_RUN_FILE &&
                     refuse_too_large(rep, prof, p.file_size) == 0)
                         r = 0; /* refused like any other finding, before a sandbox exists */
@@ -957,7 +511,6 @@ out:
         closep(&sigfd);
         closep(&trace_fd);
         closep(&patch_fd);
-        plan_done(&p);
         return r;
 }
 

@@ -32,5 +32,12 @@ typedef struct acs_run_request {
  */
 int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err);
 
+/*
+ * --dry-run: plan the run exactly as acs_run() plans it and print the plan
+ * (text, or one JSON object when json) to out. Creates nothing: no
+ * namespace, mount, temp dir, cgroup or sandbox process.
+ */
+int acs_run_dry(const acs_run_request *req, FILE *out, bool json, acs_error *err);
+
 /* The exit status the CLI returns for a report (interfaces.md §1). */
 int acs_report_exit_status(const acs_report *r);

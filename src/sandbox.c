@@ -35,6 +35,7 @@
 #include "filter.h"
 #include "sandbox.h"
 #include "doctor.h"
+#include "plan.h"
 
 #define NOBODY_ID 65534
 
@@ -166,6 +167,11 @@ typedef struct child_ctx {
         int landlock_abi;          /* 0: none */
         int landlock_fd;           /* the program's ruleset, built by init after pivot_root */
         acs_shm_bound sysv;
+        /* allocated by the launcher before clone: the fast path's child runs
+         * in the launcher's memory and must not allocate */
+        const acs_mount_op *mount_ops; /* the plan's mount table (plan.c) */
+        size_t n_mount_ops;
+        int *src_fds;                  /* one per cfg->binds[i] (-1: optional and absent) */
         acs_error err;
 } child_ctx;
 
@@ -511,8 +517,8 @@ static _noreturn_ void init_main(child_ctx *c)
                 _exit(125);
         /* Open what we bind while we still are the launcher's uid: a
          * root launcher's private directories stay reachable by fd. */
-        int *src_fds = NULL, ws_fd = -1;
-        if ((r = acs_mounts_open(cfg, &src_fds, &ws_fd, err)) < 0)
+        int ws_fd = -1;
+        if ((r = acs_mounts_open(cfg, c->src_fds, &ws_fd, err)) < 0)
                 goto fail;
         acs_trace(cfg, c->fast ? "userns (vfork-style clone, own maps), sources opened"
                                : "userns (fork-style clone, maps from the launcher), sources opened");
@@ -539,8 +545,8 @@ static _noreturn_ void init_main(child_ctx *c)
 
         acs_trace(cfg, "uts, net");
         int upper_fd = -1, lower_fd = -1, init_fd = -1;
-        if ((r = acs_mounts_build(cfg, src_fds, ws_fd, &upper_fd, &lower_fd, c->fast ? init_blob : NULL,
-                                  init_blob_len, &init_fd, err)) < 0)
+        if ((r = acs_mounts_build(cfg, c->mount_ops, c->n_mount_ops, c->src_fds, ws_fd, &upper_fd, &lower_fd,
+                                  c->fast ? init_blob : NULL, init_blob_len, &init_fd, err)) < 0)
                 goto fail;
         if (upper_fd >= 0) {
                 if ((r = send_fds(c->sync_fd, upper_fd, lower_fd)) < 0) {
@@ -594,6 +600,11 @@ static bool real_root(void)
         return sscanf(buf, "%u %u %u", &a, &b, &len) == 3 && a == 0 && b == 0 && len == 4294967295u;
 }
 
+bool acs_sandbox_fast_clone(void)
+{
+        return !real_root() && init_blob != NULL && !getenv("ACS_NO_FAST_CLONE");
+}
+
 static int child_trampoline(void *arg)
 {
         init_main(arg);
@@ -608,13 +619,10 @@ static int child_trampoline(void *arg)
 static int prepare_layers(child_ctx *c, bool root, acs_filter_prog *ret_filter, acs_sandbox *sb, acs_error *err)
 {
         const acs_sandbox_cfg *cfg = c->cfg;
-        bool mem = cfg->rl_as > 0, mem_cgroup = cfg->mem_cgroup && cfg->cgroup_fd >= 0;
+        bool mem_cgroup = cfg->mem_cgroup && cfg->cgroup_fd >= 0;
         acs_filter_prog_done(ret_filter);
-        sb->memfd = !mem ? ACS_SHM_UNLIMITED : mem_cgroup ? ACS_SHM_CGROUP : ACS_SHM_DENIED;
-        sb->sysv = !mem ? ACS_SHM_UNLIMITED
-                 : mem_cgroup ? ACS_SHM_CGROUP
-                 : root ? ACS_SHM_IPC_LIMITS
-                        : ACS_SHM_DENIED;
+        sb->memfd = acs_plan_memfd(cfg, mem_cgroup);
+        sb->sysv = acs_plan_sysv(cfg, mem_cgroup, root);
         c->sysv = sb->sysv;
         acs_filter_opts fo = { .net_none = cfg->net == ACS_NET_NONE,
                                .extra_deny = cfg->seccomp_deny,
@@ -690,9 +698,19 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
          * (about 1.3 ms per run on the reference machine). Root needs its maps
          * written from outside, so it takes the fork-style clone.
          */
-        c.fast = !root && init_blob != NULL && !getenv("ACS_NO_FAST_CLONE");
+        c.fast = !root && acs_sandbox_fast_clone();
         if (c.fast)
                 flags |= CLONE_VM | CLONE_VFORK;
+        /* the mount table and the source fds' array: the child allocates nothing */
+        _cleanup_free_ acs_mount_op *ops = calloc(acs_mount_ops_max(cfg), sizeof *ops);
+        _cleanup_free_ int *src_fds = calloc(cfg->n_binds + 1, sizeof *src_fds);
+        if (!ops || !src_fds) {
+                r = acs_error_set(err, -ENOMEM, "clone", "out of memory");
+                goto fail_sock;
+        }
+        c.mount_ops = ops;
+        c.n_mount_ops = acs_mount_ops(cfg, c.fast, ops);
+        c.src_fds = src_fds;
         if ((r = prepare_layers(&c, root, &filter, ret, err)) < 0)
                 goto fail_sock;
         size_t stack_size = 1024 * 1024;

@@ -83,6 +83,9 @@ typedef struct acs_sandbox {
 } acs_sandbox;
 
 
+/* The vfork-style clone with the embedded pid 1 (an ordinary user, x86-64;
+ * ACS_NO_FAST_CLONE unset), else the fork-style one. */
+bool acs_sandbox_fast_clone(void);
 int acs_sandbox_spawn(const acs_sandbox_cfg *cfg, acs_sandbox *ret, acs_error *err);
 /* Read one message; returns its type, 0 on EOF, -errno. Fills status (+ the
  * program's CPU µs)/err/fds as applicable. */
@@ -104,9 +107,13 @@ int acs_idmapped_tree(const char *path, uid_t uid, gid_t gid);
 void acs_trace(const acs_sandbox_cfg *cfg, const char *step);
 /* mounts.c: the root from nothing; returns fds on the overlay's upper and lower dirs */
 /* Sources are opened first (before any identity change or overmount): src_fds[i] for
- * binds[i] (-1: optional and missing), ws_fd for the workspace (-1: empty). */
-int acs_mounts_open(const acs_sandbox_cfg *cfg, int **ret_src_fds, int *ret_ws_fd, acs_error *err);
-int acs_mounts_build(const acs_sandbox_cfg *cfg, const int *src_fds, int ws_fd, int *ret_upper_fd,
+ * binds[i] (-1: optional and missing; the array is the caller's, n_binds long),
+ * ws_fd for the workspace (-1: empty). */
+int acs_mounts_open(const acs_sandbox_cfg *cfg, int *src_fds, int *ret_ws_fd, acs_error *err);
+/* Apply the mount table (plan.h: acs_mount_ops) in its order. */
+struct acs_mount_op;
+int acs_mounts_build(const acs_sandbox_cfg *cfg, const struct acs_mount_op *ops, size_t n_ops,
+                     const int *src_fds, int ws_fd, int *ret_upper_fd,
                      int *ret_lower_fd, const void *init_blob, size_t init_len, int *ret_init_fd,
                      acs_error *err);
 /* net.c: bring up lo in the new network namespace */

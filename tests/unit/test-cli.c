@@ -108,6 +108,10 @@ static const struct {
         { A("exec", "--code", "x", "--", "ls"), 0, ACS_CMD_EXEC, "option '--code' does not apply to exec" },
         { A("--code"), 0, ACS_CMD_RUN, "needs a value" },
         { A("--cod", "x"), 0, ACS_CMD_RUN, "did you mean '--code'" },
+        { A("exec", "--dry-run", "--", "ls"), 1, ACS_CMD_EXEC, NULL },
+        { A("--dry-run", "-c", "pass"), 1, ACS_CMD_RUN, NULL },
+        { A("check", "--dry-run", "x"), 0, ACS_CMD_CHECK, "does not apply" },
+        { A("mcp", "--dry-run"), 0, ACS_CMD_MCP, "does not apply" },
 };
 
 int main(void)
