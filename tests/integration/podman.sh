@@ -19,11 +19,14 @@ if ! command -v podman >/dev/null 2>&1; then
         skip "podman is not installed (bootstrap.sh installs Debian's podman)"
         done_
 fi
+# Podman's mounts (layers, /dev/shm) stay in a mount namespace of their own:
+# tests running beside this one count the host's mount table.
+pm="unshare --mount --propagation private podman"
 tag=$$
 base=localhost/acs-test-base:$tag
 image=localhost/acs-launch-test:$tag
 cleanup() {
-        podman rmi -f "$image" "$base" >/dev/null 2>&1
+        $pm rmi -f "$image" "$base" >/dev/null 2>&1
         rm_tmp
 }
 trap cleanup EXIT
@@ -32,19 +35,19 @@ trap cleanup EXIT
 # CAP_SYS_RESOURCE), while Podman's defaults ask for more.
 lim="--ulimit nofile=1024:$(ulimit -Hn) --ulimit nproc=4096:4096"
 if ! sh "$ACS_SRCDIR/tests/containers/host-rootfs.sh" >"$TMP/base.tar" ||
-        ! podman import -q "$TMP/base.tar" "$base" >/dev/null 2>"$TMP/import.err"; then
+        ! $pm import -q "$TMP/base.tar" "$base" >/dev/null 2>"$TMP/import.err"; then
         fail "a base image from the host's files"
         diag "$(cat "$TMP/import.err" 2>/dev/null)"
         done_
 fi
 rm -f "$TMP/base.tar"
 # crun refuses cgroup v1/hybrid hosts; runc (Debian's) runs there
-engine=podman
+engine=$pm
 # shellcheck disable=SC2086
-if ! podman run --rm $lim "$base" /bin/sh -c true >"$TMP/probe.err" 2>&1; then
+if ! $pm run --rm $lim "$base" /bin/sh -c true >"$TMP/probe.err" 2>&1; then
         # shellcheck disable=SC2086
-        if command -v runc >/dev/null 2>&1 && podman --runtime runc run --rm $lim "$base" /bin/sh -c true >/dev/null 2>&1; then
-                engine="podman --runtime runc"
+        if command -v runc >/dev/null 2>&1 && $pm --runtime runc run --rm $lim "$base" /bin/sh -c true >/dev/null 2>&1; then
+                engine="$pm --runtime runc"
                 diag "the default OCI runtime cannot start containers here ($(head -c 200 "$TMP/probe.err")); using runc"
         else
                 skip "Podman cannot start a container on this host: $(head -c 300 "$TMP/probe.err")"
