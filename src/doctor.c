@@ -26,6 +26,7 @@
 
 #include "cgroup.h"
 #include "doctor.h"
+#include "hostadvice.h"
 #include "profile.h"
 
 #define SYSCTL_APPARMOR "/proc/sys/kernel/apparmor_restrict_unprivileged_userns"
@@ -79,6 +80,24 @@ static bool kernel_older(int major, int minor)
         return ma && (ma < major || (ma == major && mi < minor));
 }
 
+/* Seccomp: 2 in /proc/self/status: a filter was installed before us (a container's). */
+static bool seccomp_filtered(void)
+{
+        char buf[4096];
+        if (acs_read_small_at(AT_FDCWD, "/proc/self/status", buf, sizeof buf) < 0)
+                return false;
+        const char *p = strstr(buf, "\nSeccomp:");
+        return p && strtol(p + strlen("\nSeccomp:"), NULL, 10) == 2;
+}
+
+static void host_facts(acs_host_facts *f)
+{
+        *f = (acs_host_facts){ .apparmor_userns = -1, .privileged = geteuid() == 0 };
+        if (read_long(SYSCTL_APPARMOR, &f->apparmor_userns) < 0)
+                f->apparmor_userns = -1;
+        f->seccomp_filtered = seccomp_filtered();
+}
+
 /* ---- preflight explanations --------------------------------------------------------- */
 
 /* What went wrong and, separately, the command that fixes it (doctor prints them apart). */
@@ -122,8 +141,10 @@ static bool userns_sysctl_reason(explanation *x)
                 return true;
         }
         if (unpriv && read_long(SYSCTL_APPARMOR, &v) == 0 && v != 0) {
-                explain(x, "run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` "
-                           "or install an AppArmor profile for acs-launch that allows userns",
+                explain(x, "load acs-launch's AppArmor profile: `sudo apparmor_parser -r "
+                           "/etc/apparmor.d/acs-launch` (make install and the Debian package "
+                           "install it; contrib/apparmor/acs-launch), rather than turning the "
+                           "restriction off host-wide",
                         "user namespaces are restricted by AppArmor: "
                         "kernel.apparmor_restrict_unprivileged_userns=%ld", v);
                 return true;
@@ -134,9 +155,16 @@ static bool userns_sysctl_reason(explanation *x)
 static void userns_explain(int e, explanation *x)
 {
         long v = -1;
+        acs_host_facts f;
 
         if (userns_sysctl_reason(x))
                 return;
+        host_facts(&f);
+        if (acs_advice_container_seccomp(e, "creating a user namespace", &f, x->fix, sizeof x->fix)) {
+                snprintf(x->problem, sizeof x->problem, "denied (%s) by a container's seccomp filter",
+                         strerror(e));
+                return;
+        }
         switch (e) {
         case ENOSPC:
                 read_long(SYSCTL_MAX_USERNS, &v);
@@ -152,8 +180,8 @@ static void userns_explain(int e, explanation *x)
         case EPERM:
         case EACCES:
                 explain(x, "run acs-launch on the host, or give the container a policy that "
-                           "allows unshare(CLONE_NEWUSER) (Docker: --security-opt "
-                           "seccomp=unconfined --security-opt apparmor=unconfined)",
+                           "allows unshare(CLONE_NEWUSER): on a host with AppArmor, "
+                           "--security-opt apparmor=unconfined (see contrib/containers/README.md)",
                         "denied (%s) although no sysctl forbids it: acs-launch probably runs in "
                         "a container or chroot whose policy blocks new user namespaces",
                         strerror(e));
@@ -183,6 +211,34 @@ int acs_preflight_userns_error(int errnum, acs_error *err)
         userns_explain(e, &x);
         return fill(err, e ? -e : -EPERM, "userns", "cannot create the sandbox's user namespace",
                     &x);
+}
+
+int acs_preflight_idmap_error(int errnum, const char *path, acs_error *err)
+{
+        acs_host_facts f;
+        char line[700];
+
+        host_facts(&f);
+        if (!acs_advice_idmap(errnum, path, &f, line, sizeof line))
+                return acs_error_errno(err, errnum < 0 ? errnum : -errnum, "userns", "writing %s", path);
+        if (err)
+                err->exit_status = 125;
+        return acs_error_set(err, errnum < 0 ? errnum : -errnum, "userns", "%s", line);
+}
+
+int acs_preflight_uts_error(int errnum, acs_error *err)
+{
+        acs_host_facts f;
+        char fix[400];
+        int e = errnum < 0 ? -errnum : errnum;
+
+        host_facts(&f);
+        if (!acs_advice_container_seccomp(e, "sethostname", &f, fix, sizeof fix))
+                return acs_error_errno(err, -e, "uts", "sethostname");
+        if (err)
+                err->exit_status = 125;
+        return acs_error_set(err, -e, "uts", "sethostname in the sandbox's UTS namespace: %s: %s",
+                             strerror(e), fix);
 }
 
 static bool fs_supported(const char *fs)
@@ -307,7 +363,7 @@ static void run_probe(probe_fn fn, const void *arg, probe_result *res)
         } while (0)
 
 enum { P_SETUID = 1, P_UNSHARE, P_SETGROUPS, P_UIDMAP, P_GIDMAP, P_PRIVATE, P_TMPFS, P_DIRS,
-       P_OVERLAY, P_OPAQUE, P_XATTR };
+       P_OVERLAY, P_OPAQUE, P_XATTR, P_HOSTNAME };
 
 static void write_maps(probe_result *r, uid_t uid, gid_t gid)
 {
@@ -333,6 +389,19 @@ static void probe_userns(probe_result *r, const void *arg)
         gid_t gid = getgid();
         STEP(P_UNSHARE, unshare(CLONE_NEWUSER));
         write_maps(r, uid, gid);
+}
+
+/* Podman's default seccomp profile lets unshare through but not sethostname. */
+static void probe_uts(probe_result *r, const void *arg)
+{
+        uid_t uid = getuid();
+        gid_t gid = getgid();
+        (void)arg;
+        STEP(P_UNSHARE, unshare(CLONE_NEWUSER | CLONE_NEWUTS));
+        write_maps(r, uid, gid);
+        if (r->step)
+                return;
+        STEP(P_HOSTNAME, sethostname("acs-doctor", strlen("acs-doctor")));
 }
 
 static void probe_overlay(probe_result *r, const void *arg)
@@ -414,6 +483,7 @@ static const char *step_name(int step)
         case P_OVERLAY: return "mounting overlay";
         case P_OPAQUE: return "replacing a lower directory";
         case P_XATTR: return "reading user.overlay.opaque";
+        case P_HOSTNAME: return "sethostname";
         default: return "probe";
         }
 }
@@ -477,6 +547,34 @@ static bool check_userns(FILE *out)
                 }
         }
         return r.step == 0;
+}
+
+static bool check_uts(FILE *out)
+{
+        probe_result r;
+        char detail[1200];
+        explanation x;
+        acs_host_facts f;
+
+        run_probe(probe_uts, NULL, &r);
+        if (r.step == 0) {
+                item(out, CHK_OK, "hostname in a UTS namespace", "sethostname works in a new UTS namespace",
+                     NULL);
+                return true;
+        }
+        host_facts(&f);
+        if (r.step < P_HOSTNAME)
+                userns_explain(r.err, &x);
+        else if (!acs_advice_container_seccomp(r.err, "sethostname", &f, x.fix, sizeof x.fix))
+                explain(&x, "allow sethostname in the sandbox's own UTS namespace in the security "
+                            "module's policy, or run acs-launch on the host",
+                        "%s: a security module or a container's policy denies it", strerror(r.err));
+        else
+                snprintf(x.problem, sizeof x.problem, "%s: denied by a container's seccomp filter",
+                         strerror(r.err));
+        snprintf(detail, sizeof detail, "%s failed: %s", step_name(r.step), x.problem);
+        item(out, CHK_FAIL, "hostname in a UTS namespace", detail, x.fix);
+        return false;
 }
 
 static bool check_overlay(FILE *out)
@@ -568,7 +666,9 @@ static bool check_proc_visible(FILE *out)
                 snprintf(d, sizeof d, "%d mount%s over /proc (first: %s) keep a new procfs from being mounted",
                          n, n == 1 ? "" : "s", over[0]);
                 item(out, CHK_FAIL, "procfs in a user namespace", d,
-                     "run acs-launch outside a container that masks /proc (or give the container an unmasked /proc, e.g. docker --security-opt systempaths=unconfined)");
+                     "give the container an unmasked /proc: podman run --security-opt unmask=ALL, "
+                     "docker run --security-opt systempaths=unconfined, Kubernetes procMount: Unmasked "
+                     "(with hostUsers: false); or run acs-launch outside the container");
                 return false;
         }
         item(out, CHK_OK, "procfs in a user namespace", "/proc has no overmounts, a fresh /proc can be mounted",
@@ -663,6 +763,8 @@ int acs_doctor(FILE *out)
                 (unsigned)geteuid());
         fflush(out); /* the probes fork */
         failed += !check_userns(out);
+        fflush(out);
+        failed += !check_uts(out);
         fflush(out);
         failed += !check_overlay(out);
         fflush(out);

@@ -24,6 +24,15 @@ int acs_doctor(FILE *out);
  */
 int acs_preflight_userns_error(int errnum, acs_error *err);
 
+/* Writing the sandbox's uid_map/gid_map (path) failed: under the AppArmor
+ * restriction, one line naming the sysctl, the profile and doctor; else
+ * "writing PATH: strerror" (stage "userns"). Returns -errnum. */
+int acs_preflight_idmap_error(int errnum, const char *path, acs_error *err);
+
+/* sethostname in the sandbox's own UTS namespace failed: under a
+ * container's seccomp filter, the fix names the shipped profile (stage "uts"). */
+int acs_preflight_uts_error(int errnum, acs_error *err);
+
 /* The same for a failed overlayfs mount inside the sandbox's user namespace (stage "overlay"). */
 int acs_preflight_overlay_error(int errnum, acs_error *err);
 

@@ -502,7 +502,7 @@ static _noreturn_ void init_main(child_ctx *c)
                  * (one line, our own ids: all an unprivileged process may). */
                 char path[64];
                 if ((r = write_maps("self", c->uid, c->gid, false, path)) < 0) {
-                        acs_error_errno(err, r, "userns", "writing %s", path);
+                        acs_preflight_idmap_error(r, path, err);
                         goto fail;
                 }
         } else if (read(c->sync_fd, &go, 1) != 1 || go != ACS_SYNC_GO) {
@@ -537,7 +537,7 @@ static _noreturn_ void init_main(child_ctx *c)
                         _exit(125);
         }
         if (cfg->hostname && sethostname(cfg->hostname, strlen(cfg->hostname)) < 0) {
-                acs_error_errno(err, -errno, "uts", "sethostname");
+                acs_preflight_uts_error(-errno, err);
                 goto fail;
         }
         if (cfg->net == ACS_NET_LOOPBACK && (r = acs_net_loopback_up(err)) < 0)
@@ -764,7 +764,7 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
         char who[16], path[64];
         snprintf(who, sizeof who, "%d", (int)pid);
         if ((r = write_maps(who, c.uid, c.gid, root, path)) < 0) {
-                r = acs_error_errno(err, r, "userns", "writing %s", path);
+                r = acs_preflight_idmap_error(r, path, err);
                 acs_sandbox_kill(ret);
                 acs_sandbox_close(ret);
                 return r;

@@ -38,9 +38,9 @@ if [ "$(id -u)" -eq 0 ] && [ "${ACS_TEST_NO_UNPRIV:-0}" != 1 ]; then
         if [ -d "$ACS_BUILDDIR/.libs" ]; then cp -a "$ACS_BUILDDIR/.libs" "$stage/build/"; fi
         # node_modules (the MCP SDK, ~30 MB) only for the test that uses it
         # (tests/tokens' tokenizer, ~25 MB, is used by no shell test)
-        excl="--exclude=tests/mcp/node_modules --exclude=tests/tokens/node_modules"
-        case $test_script in */mcp.sh) excl=--exclude=tests/tokens/node_modules ;; esac
-        for d in profiles tests examples doc python; do
+        excl="--exclude=tests/mcp/node_modules --exclude=tests/tokens/node_modules --exclude=tests/kubernetes/node_modules"
+        case $test_script in */mcp.sh) excl="--exclude=tests/tokens/node_modules --exclude=tests/kubernetes/node_modules" ;; esac
+        for d in profiles tests examples doc python contrib; do
                 [ -d "$ACS_SRCDIR/$d" ] && tar -C "$ACS_SRCDIR" $excl -cf - "$d" | tar -C "$stage/src" -xf -
         done
         [ -d "$ACS_BUILDDIR/tests" ] && cp -a "$ACS_BUILDDIR/tests/." "$stage/src/tests/" 2>/dev/null

@@ -8,7 +8,7 @@ if ! command -v node >/dev/null 2>&1; then
         exit 0
 fi
 if [ ! -f "$here/node_modules/.acs-npm-ci" ]; then
-        echo "1..0 # SKIP tiktoken is not installed (npm ci in tests/tokens failed or npm is missing)"
+        echo "1..0 # SKIP the pinned npm packages are not installed (npm ci in $here failed or npm is missing)"
         exit 0
 fi
 exec node "$@"
