@@ -63,9 +63,11 @@ contains "$ERR" "locks" "the refusal says the profile locks it"
 
 run_acs --profile no-such-profile -c 'print(1)'
 is "$RC" 125 "unknown profile -> 125"
+contains "$ERR" "profile 'no-such-profile' not found; searched " "  the message names the profile and where it looked"
 
 run_acs --bogus-option x.py
 is "$RC" 125 "usage error -> 125"
+contains "$ERR" "unknown option '--bogus-option'" "  the message names the option"
 
 (cd "$TMP" && "$ACS" -v exec -- /bin/true >"$TMP/.out" 2>"$TMP/.err")
 is "$?" 125 "options before a subcommand -> 125"
