@@ -18,13 +18,16 @@ if [ "${1:-}" != "--no-deps" ]; then
         #        nodejs + npm (the MCP SDK client), bubblewrap + hyperfine (bench/),
         #        python3-numpy/-pandas/-matplotlib (profile data), python3-pytest (the
         #        test-suite recipe), python3-venv ([python] venv)
+        # fuzz:  clang + libclang-rt-dev (libFuzzer, ASan, UBSan runtimes: make fuzz;
+        #        only a Recommends of clang, so named here)
         apt-get install -y -qq --no-install-recommends \
                 build-essential autoconf automake libtool pkg-config \
                 libcap-dev libseccomp-dev libmount-dev libinih-dev python3-dev \
                 libjson-c-dev nettle-dev libgit2-dev \
                 python3 util-linux git python3-jsonschema time procps iproute2 \
                 bubblewrap hyperfine ca-certificates \
-                python3-numpy python3-pandas python3-matplotlib python3-pytest python3-venv >/dev/null
+                python3-numpy python3-pandas python3-matplotlib python3-pytest python3-venv \
+                clang libclang-rt-dev >/dev/null
         command -v node >/dev/null 2>&1 || apt-get install -y -qq --no-install-recommends nodejs >/dev/null
         command -v npm >/dev/null 2>&1 || apt-get install -y -qq --no-install-recommends npm >/dev/null
 fi
