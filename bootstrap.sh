@@ -21,6 +21,8 @@ if [ "${1:-}" != "--no-deps" ]; then
         # host recipes: systemd (systemd-analyze verify), apparmor (apparmor_parser),
         #        podman + runc (a run in a container; runc where crun refuses cgroup v1),
         #        debhelper + fakeroot + lintian (make deb)
+        # fuzz:  clang + libclang-rt-dev (libFuzzer, ASan, UBSan runtimes: make fuzz;
+        #        only a Recommends of clang, so named here)
         apt-get install -y -qq --no-install-recommends \
                 build-essential autoconf automake libtool pkg-config \
                 libcap-dev libseccomp-dev libmount-dev libinih-dev python3-dev \
@@ -28,7 +30,8 @@ if [ "${1:-}" != "--no-deps" ]; then
                 python3 util-linux git python3-jsonschema time procps iproute2 \
                 bubblewrap hyperfine ca-certificates \
                 python3-numpy python3-pandas python3-matplotlib python3-pytest python3-venv \
-                systemd apparmor podman runc debhelper fakeroot lintian >/dev/null
+                systemd apparmor podman runc debhelper fakeroot lintian \
+                clang libclang-rt-dev >/dev/null
         command -v node >/dev/null 2>&1 || apt-get install -y -qq --no-install-recommends nodejs >/dev/null
         command -v npm >/dev/null 2>&1 || apt-get install -y -qq --no-install-recommends npm >/dev/null
 fi

@@ -97,7 +97,9 @@ static int add_node(trie *t, uint32_t parent, const char *raw, size_t name_off, 
         }
         size_t nlen = raw_len - name_off;
         if (t->fold_len + nlen + 1 > t->fold_cap) {
-                size_t nc = (t->fold_cap + nlen) * 2;
+                /* from what is needed: the root's empty name came first, and
+                 * (cap + nlen) * 2 gave it 0 bytes for its 1 (ASan, test-apply-policy) */
+                size_t nc = (t->fold_len + nlen + 1) * 2;
                 char *nf = realloc(t->fold, nc);
 
                 if (!nf)

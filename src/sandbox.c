@@ -173,6 +173,8 @@ typedef struct child_ctx {
         size_t n_mount_ops;
         int *src_fds;                  /* one per cfg->binds[i] (-1: optional and absent) */
         acs_error err;
+        void *stack; /* the child's stack, for ASan (child_trampoline) */
+        size_t stack_size;
 } child_ctx;
 
 /* Close every fd >= lowfd but those in keep (at most four; entries below lowfd are ignored). */
@@ -367,6 +369,21 @@ static int setup_identity(child_ctx *c, acs_error *err)
         }
         return 0;
 }
+
+/*
+ * ASan's runtime is not safe in a child that shares our memory: a lock it
+ * takes there (allocator, thread registry) stays taken after the exec, and
+ * the parent spins on it. The sanitizer build (--enable-sanitizers) takes
+ * the fork-style clone and fork() instead; the code run is otherwise the same.
+ */
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/common_interface_defs.h>
+#define ACS_ASAN true
+#define ACS_VFORK fork
+#else
+#define ACS_ASAN false
+#define ACS_VFORK vfork
+#endif
 
 #ifdef HAVE_ACS_INIT_BLOB
 #include "init-blob.h"
@@ -569,7 +586,7 @@ static _noreturn_ void init_main(child_ctx *c)
                 goto fail;
         acs_trace(cfg, "keyring, capabilities dropped, no_new_privs, seccomp");
         /* vfork: no page-table copy; init is suspended until the program execs */
-        pid_t pid = vfork();
+        pid_t pid = ACS_VFORK();
         if (pid < 0) {
                 acs_error_errno(err, -errno, "fork", "cannot start the program");
                 goto fail;
@@ -602,11 +619,18 @@ static bool real_root(void)
 
 bool acs_sandbox_fast_clone(void)
 {
-        return !real_root() && init_blob != NULL && !getenv("ACS_NO_FAST_CLONE");
+        return !real_root() && init_blob != NULL && !getenv("ACS_NO_FAST_CLONE") && !ACS_ASAN;
 }
 
 static int child_trampoline(void *arg)
 {
+#ifdef __SANITIZE_ADDRESS__
+        /* tell ASan this is the stack now (it would warn on stderr at the first
+         * noreturn call, and may misjudge stack accesses) */
+        child_ctx *c = arg;
+        __sanitizer_start_switch_fiber(NULL, c->stack, c->stack_size);
+        __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
+#endif
         init_main(arg);
 }
 
@@ -720,6 +744,7 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
                 r = acs_error_errno(err, -errno, "clone", "mmap");
                 goto fail_sock;
         }
+        c.stack = stack, c.stack_size = stack_size;
         int pidfd = -1;
         pid_t pid = -1;
         if (cfg->cgroup_fd >= 0) {

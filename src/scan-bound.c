@@ -59,6 +59,7 @@ static scan_limits limits_for(const acs_profile *p)
         return l;
 }
 
+#ifndef __SANITIZE_ADDRESS__ /* used only without ASan (set_limits) */
 /* The child's address space now, from /proc/self/statm; 256 MiB when unknown. */
 static rlim_t address_space_now(void)
 {
@@ -71,6 +72,7 @@ static rlim_t address_space_now(void)
         }
         return pages ? (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) : (rlim_t)256 << 20;
 }
+#endif
 
 static int set_limits(const scan_limits *l, rlim_t *as_hard)
 {

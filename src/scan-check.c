@@ -773,6 +773,8 @@ int acs_scan_walk(const acs_profile *p, const char *src, size_t len, const char 
                                                      "the code builds more constant text than the scan reads "
                                                      "(over 32 Mi characters); the scan stopped")) < 0)
                 return acs_scan_error(err, r, "out of memory");
-        qsort(ret->findings, ret->n_findings, sizeof *ret->findings, cmp_finding);
+        /* no findings: findings is NULL, which qsort may not be given (UBSan) */
+        if (ret->n_findings > 1)
+                qsort(ret->findings, ret->n_findings, sizeof *ret->findings, cmp_finding);
         return 0;
 }

@@ -78,6 +78,21 @@ print("null" if v is None else (json.dumps(v) if isinstance(v,(dict,list,bool)) 
 # No process whose whole command line is exactly MARKER survives.
 no_process() { ! pgrep -x -f -- "$1" >/dev/null 2>&1; }
 
+# wait_until SECONDS CMD...: a deadline poll instead of a fixed sleep. Runs
+# CMD every 50 ms until it succeeds or SECONDS (whole) have passed; returns
+# CMD's last status. For what the kernel settles after the launcher returns
+# (a killed sandbox being reaped, a process joining a cgroup): it passes as
+# soon as the state holds and fails, not flakes, when it never does.
+wait_until() {
+        _wu_n=$(($1 * 20))
+        shift
+        while ! "$@"; do
+                [ "$_wu_n" -le 0 ] && return 1
+                _wu_n=$((_wu_n - 1))
+                sleep 0.05
+        done
+}
+
 tap_plan() {
         echo "1..$_tap_n"
         [ "$_tap_failed" -eq 0 ]

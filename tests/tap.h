@@ -23,6 +23,21 @@ static inline void tap_ok(int cond, const char *fmt, ...)
 }
 
 #define ok(cond, ...) tap_ok(!!(cond), __VA_ARGS__)
+
+/* A result not checked here, with the reason ("ok N # SKIP reason"): counted
+ * against the plan, never a silent pass. */
+static inline void tap_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline void tap_skip(const char *fmt, ...)
+{
+        va_list ap;
+        printf("ok %d # SKIP ", ++tap_n);
+        va_start(ap, fmt);
+        vprintf(fmt, ap);
+        va_end(ap);
+        putchar('\n');
+        fflush(stdout);
+}
+#define skip(...) tap_skip(__VA_ARGS__)
 #define is_int(got, want, name)                                                             \
         do {                                                                                \
                 long long _g = (long long)(got), _w = (long long)(want);                    \

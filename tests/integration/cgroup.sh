@@ -129,7 +129,7 @@ other=$CG/acs-run-4194000-0
 mkdir "$other"
 sh -c "$IN_CG" sh "$other" sleep 30 &
 spid=$!
-sleep 0.2
+wait_until 5 grep -q . "$other/cgroup.procs" || fail "test setup: the foreign sleeper never joined $other"
 in_cg "$CG" "$ACS" --profile unsafe-python -- "$TMP/where.py" >/dev/null 2>&1
 check "root: a populated cgroup of an unknown launcher is left alone" test -d "$other"
 check "root: and its process still runs" kill -0 $spid

@@ -103,7 +103,7 @@ if [ "$(id -u)" -eq 0 ]; then
 else
         apply_to_host
         is "$(stat -c %u "$C/host/new.txt")" "$(id -u)" "owner: unprivileged apply writes as the user"
-        ok "owner: (root-only check)"
+        is "$(stat -c %u "$C/host/ln")" "$(id -u)" "owner: symlink owner too"
 fi
 
 # --- kept layers ------------------------------------------------------------------
@@ -161,7 +161,8 @@ is "$?" 125 "keep: unsafe paths refuse the layer"
 contains "$(cat "$C/esc.err")" "unsafe path" "keep: the unsafe path is named"
 check "keep: nothing escaped" test ! -e "$C/escaped.txt" -a ! -e /tmp/abs-link
 check "keep: nothing applied" test ! -e "$C/host3/link"
-"$DIFF_TOOL" keep-apply "$TMP/no-such-dir" "$C/host3" 2>/dev/null
+"$DIFF_TOOL" keep-apply "$TMP/no-such-dir" "$C/host3" 2>"$C/missing.err"
 is "$?" 125 "keep: a missing kept layer is a usage error (125)"
+contains "$(cat "$C/missing.err")" "cannot open $TMP/no-such-dir: No such file" "keep: the missing directory is named"
 
 tap_plan

@@ -75,5 +75,6 @@ is "$RC" 125 "profiles --show of a missing profile -> 125"
 contains "$ERR" "no-such-profile" "  named in the message"
 run_acs profiles --json
 is "$RC" 125 "profiles --json without --show -> 125"
+contains "$ERR" "--json goes with --show NAME" "  the message says what --json needs"
 
 tap_plan

@@ -62,12 +62,15 @@ for opt in "--processes 0" "--open-files 2" "--file-size 1Q"; do
         # shellcheck disable=SC2086
         run_acs $P $opt -c 'print(1)'
         is "$RC" 125 "bad $opt -> 125"
+        contains "$ERR" "acs-launch: ${opt%% *}: expected " "  the message names ${opt%% *} and what it expects"
 done
 printf '[profile]\ninherit = unsafe-python\nlocked = processes open_files file_size\n' >"$TMP/locked.ini"
 for opt in "--processes 99" "--open-files 999" "--file-size 0"; do
         # shellcheck disable=SC2086
         run_acs --profile "$TMP/locked.ini" $opt -c 'print(1)'
         is "$RC" 125 "a locked profile refuses a looser $opt"
+        _key=$(printf %s "${opt%% *}" | sed 's/^--//; s/-/_/g')
+        contains "$ERR" "profile 'locked' locks $_key: the command line may not loosen it" "  the refusal names the locked key $_key"
 done
 run_acs --profile "$TMP/locked.ini" --processes 8 --open-files 16 --file-size 1K -c 'print("tight")'
 is "$OUT" tight "  and accepts tighter ones"

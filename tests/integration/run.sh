@@ -63,9 +63,11 @@ contains "$ERR" "locks" "the refusal says the profile locks it"
 
 run_acs --profile no-such-profile -c 'print(1)'
 is "$RC" 125 "unknown profile -> 125"
+contains "$ERR" "profile 'no-such-profile' not found; searched " "  the message names the profile and where it looked"
 
 run_acs --bogus-option x.py
 is "$RC" 125 "usage error -> 125"
+contains "$ERR" "unknown option '--bogus-option'" "  the message names the option"
 
 (cd "$TMP" && "$ACS" -v exec -- /bin/true >"$TMP/.out" 2>"$TMP/.err")
 is "$?" 125 "options before a subcommand -> 125"
@@ -253,8 +255,7 @@ tag=$$
 marker="acs-d-$tag"
 run_acs exec -- /bin/bash -c '(setsid bash -c "exec -a acs-d-$1 sleep 300" &) ; for i in $(seq 50); do pgrep -x -f "acs-d-$1 300" >/dev/null && break; sleep 0.1; done; pgrep -x -f "acs-d-$1 300" >/dev/null && echo started' sh "$tag"
 is "$OUT" "started" "the daemon was running inside"
-sleep 0.3
-check "a double-forked daemon does not outlive the run" no_process "$marker 300"
+check "a double-forked daemon does not outlive the run" wait_until 3 no_process "$marker 300"
 
 run_acs exec --timeout 0.5 -- /bin/bash -c 'exec -a acs-t-$1 sleep 300' sh "$tag"
 is "$RC" 124 "timeout of a shell command -> 124"
@@ -271,16 +272,14 @@ if wait_for "acs-s-$tag 300"; then ok "sandboxed sleeper seen from the host"; el
 kill -TERM "$lpid"
 wait "$lpid"
 is "$?" 143 "SIGTERM to the launcher -> 143"
-sleep 0.2
-check "no process left after SIGTERM to the launcher" no_process "acs-s-$tag 300"
+check "no process left after SIGTERM to the launcher" wait_until 3 no_process "acs-s-$tag 300"
 
 "$ACS" exec -- /bin/bash -c 'exec -a acs-k-$1 sleep 300' sh "$tag" >/dev/null 2>&1 &
 lpid=$!
 if wait_for "acs-k-$tag 300"; then ok "second sleeper seen from the host"; else fail "second sleeper never started"; fi
 kill -KILL "$lpid"
 wait "$lpid" 2>/dev/null
-sleep 0.3
-check "no process left after SIGKILL to the launcher" no_process "acs-k-$tag 300"
+check "no process left after SIGKILL to the launcher" wait_until 3 no_process "acs-k-$tag 300"
 is "$(wc -l </proc/self/mountinfo)" "$mounts_before" "no mount left in the caller's namespace"
 
 # limits end with a clean report and a healthy host

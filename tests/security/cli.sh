@@ -166,6 +166,7 @@ is "$(cat "$TMP/out/target")" "precious" "  the symlinks' target is untouched"
 mkfifo "$TMP/out/fifo.json"
 timeout 20 "$ACS" --profile unsafe-python --report "$TMP/out/fifo.json" -c 'print("ran")' >"$TMP/ff.out" 2>&1 </dev/null
 is "$?" 125 "--report to a FIFO: exit 125, not a hang"
+contains "$(cat "$TMP/ff.out")" "'$TMP/out/fifo.json' exists and is not a regular file" "  the message says why"
 ln "$TMP/out/target" "$TMP/out/hard.json"
 run_acs --profile unsafe-python --report "$TMP/out/hard.json" -c 'print("ran")'
 is "$RC/$(cat "$TMP/out/target")" "125/precious" "--report to a file with another hard link: refused, untouched"

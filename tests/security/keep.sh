@@ -69,6 +69,7 @@ fi
 ln -s "$P" "$TMP/klink"
 keep_run "$TMP/klink"
 is "$?" 125 "--keep refuses a symlink"
+contains "$(cat "$TMP/keep.err")" "cannot create $TMP/klink: it exists" "--keep: the refusal names the symlink"
 
 # --- apply refuses a keep directory others can write, or another user's -------------
 keep_run "$P/k1"

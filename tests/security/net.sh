@@ -15,11 +15,11 @@ if [ -z "$PORT" ]; then
 fi
 # control: the listener works from the host
 python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 2).close()' "$PORT" &&
-        sleep 0.2
+        wait_until 5 grep -q CONNECTED "$TMP/listener.log"
 if grep -q CONNECTED "$TMP/listener.log"; then ok "control: host listener accepts from the host"; else fail "control: host listener accepts from the host"; fi
 : >"$TMP/listener.log"
 python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.close()' "$TMP/ws/daemon.sock" &&
-        sleep 0.2
+        wait_until 5 grep -q CONNECTED "$TMP/listener.log"
 if grep -q CONNECTED "$TMP/listener.log"; then ok "control: the daemon socket in the workspace accepts from the host"; else fail "control: the daemon socket in the workspace accepts from the host"; fi
 : >"$TMP/listener.log"
 
@@ -100,8 +100,9 @@ for mode in none loopback; do
         expect_not_field ws_sock OK "net $mode: connect() to a host daemon's socket in the workspace fails"
 done
 
-sleep 0.2
-if grep -q CONNECTED "$TMP/listener.log"; then
+if ! listener_barrier; then
+        fail "the host listener saw no connection from any sandbox (test setup: barrier failed)"
+elif grep -q CONNECTED "$TMP/listener.log"; then
         fail "the host listener saw no connection from any sandbox"
         diag "$(cat "$TMP/listener.log")"
 else

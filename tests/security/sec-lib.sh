@@ -132,6 +132,32 @@ while True:
         done
         PORT=$(cat "$TMP/listener.log.port" 2>/dev/null)
 }
+# listener_barrier: returns 0 once the listener has accepted every connection
+# made before the call, so that "no connection" is asserted without a fixed
+# sleep: one marked connection from the host to each of its sockets (accept
+# queues are FIFO), waited for in the log (10 s), then those lines dropped.
+listener_barrier() {
+        python3 -c '
+import socket, sys, time
+log, port, abstract, path = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+want, keep = [], []
+t = socket.socket(); t.bind(("127.0.0.1", 0)); t.connect(("127.0.0.1", port))
+want.append("CONNECTED %r" % (t.getsockname(),)); keep.append(t)
+for i, addr in enumerate(["\0" + abstract, path]):
+    u = socket.socket(socket.AF_UNIX); me = "\0%s-barrier-%d" % (abstract, i)
+    u.bind(me); u.connect(addr)
+    want.append("CONNECTED %r" % (me.encode(),)); keep.append(u)
+deadline = time.monotonic() + 10
+while True:
+    lines = open(log).read().splitlines()
+    if all(w in lines for w in want):
+        break
+    if time.monotonic() > deadline:
+        sys.exit("listener_barrier: the listener did not log %r" % ([w for w in want if w not in lines],))
+    time.sleep(0.02)
+open(log, "w").write("".join(l + "\n" for l in lines if l not in want))
+' "$TMP/listener.log" "$PORT" "$MARK-abstract" "$TMP/ws/daemon.sock"
+}
 stop_listener() { kill "$LISTENER_PID" 2>/dev/null; wait "$LISTENER_PID" 2>/dev/null; }
 
 # Temp dirs of the launcher that exist now (not this test's own).

@@ -209,11 +209,11 @@ static void test_cost(void)
                 { "", 0 },
                 { "plain/path.txt", 14 },
                 { "quote\"back\\slash", 16 },
-                { "tab\tnl\ncr\rbs\bff\f", 19 },
+                { "tab\tnl\ncr\rbs\bff\f", 16 },
                 { "ctl\001\037\177", 6 },
                 { "\xe4\xb8\xad\xe6\x96\x87", 6 },      /* valid UTF-8 */
                 { "bad\xff\xfe", 5 },
-                { "mixed\xff\\\"\x01\xe4\xb8\xad", 11 }, /* invalid + backslash + control + CJK */
+                { "mixed\xff\\\"\x01\xe4\xb8\xad", 12 }, /* invalid + backslash + control + CJK */
                 { "\xe4\xb8", 2 },                     /* cut sequence */
                 { "\xed\xa0\x80", 3 },                 /* surrogate */
                 { "\xc0\xaf", 2 },                     /* overlong */

@@ -521,7 +521,7 @@ static void test_shipped(void)
 {
         const char *srcdir = getenv("ACS_SRCDIR");
         if (!srcdir) {
-                ok(1, "shipped profiles # SKIP ACS_SRCDIR not set");
+                skip("shipped profiles: ACS_SRCDIR not set");
                 return;
         }
         /* processes, network, native code, code loading, reflection: never in default */
@@ -667,7 +667,7 @@ static void test_load_name(void)
         is_int(acs_profile_load_name("/etc/passwd", &p, &err), -EINVAL, "load_name refuses a path");
 
         if (!srcdir || !getcwd(cwd, sizeof cwd) || !mkdtemp(dir)) {
-                ok(1, "load_name from the cwd # SKIP no ACS_SRCDIR or temp dir");
+                skip("load_name from the cwd: no ACS_SRCDIR or temp dir");
                 return;
         }
         /* a profile planted in the cwd, and a search path with a relative entry */
@@ -699,7 +699,7 @@ static void test_show(void)
 {
         const char *srcdir = getenv("ACS_SRCDIR");
         if (!srcdir) {
-                ok(1, "profiles --show # SKIP ACS_SRCDIR not set");
+                skip("profiles --show: ACS_SRCDIR not set");
                 return;
         }
         static const char *const names[] = { "default", "pure-math", "shell", "data", "unsafe-python" };
@@ -736,7 +736,7 @@ static void test_man(void)
         const char *srcdir = getenv("ACS_SRCDIR");
         char path[4096];
         if (!srcdir) {
-                ok(1, "man page # SKIP ACS_SRCDIR not set");
+                skip("man page: ACS_SRCDIR not set");
                 return;
         }
         snprintf(path, sizeof path, "%s/man/acs-launch.profile.5", srcdir);

@@ -1,0 +1,2 @@
+f = getattr(__builtins__, "ev" + "al")
+f("1")
