@@ -484,7 +484,7 @@ static void check_call(walk *w, PyObject *node)
                 check_module_name(w, node, c ? c : "<computed>");
                 Py_XDECREF(s);
         }
-        gen_call(w, node, fn, meth);
+        gen_call(w, node, func, fn, meth);
         PyErr_Clear();
         Py_XDECREF(func);
         Py_XDECREF(args);

@@ -226,14 +226,22 @@ bool gen_is_generator(const char *name)
 }
 
 /* The function a call reaches, by its last name: `from functools import wraps as w` is wraps. */
-static const char *callee_name(walk *w, const char *fn, const char *meth)
+static const char *callee_name(walk *w, PyObject *func, const char *meth)
 {
         if (meth)
                 return meth;
-        PyObject *m = fn ? PyDict_GetItemString(w->aliases, fn) : NULL;
+        PyObject *id = is(func, T_Name) ? get(func, S_id) : NULL; /* interned: no allocation */
+        PyObject *m = id ? PyDict_GetItem(w->aliases, id) : NULL;
         const char *full = m ? PyUnicode_AsUTF8(m) : NULL, *dot = full ? strrchr(full, '.') : NULL;
+        Py_XDECREF(id);
         PyErr_Clear();
-        return dot ? dot + 1 : fn;
+        return dot ? dot + 1 : name_id(func);
+}
+
+static bool interesting_call(const char *name)
+{
+        return strcmp(name, "register") == 0 || strcmp(name, "setattr") == 0 ||
+               strcmp(name, "delattr") == 0 || gen_is_generator(name);
 }
 
 static PyObject *keyword_value(PyObject *kws, const char *name, bool *spread)
@@ -250,10 +258,10 @@ static PyObject *keyword_value(PyObject *kws, const char *name, bool *spread)
         return found;
 }
 
-void gen_call(walk *w, PyObject *node, const char *fn, const char *meth)
+void gen_call(walk *w, PyObject *node, PyObject *func, const char *fn, const char *meth)
 {
-        const char *name = callee_name(w, fn, meth);
-        if (!name)
+        const char *name = callee_name(w, func, meth);
+        if (!name || !interesting_call(name))
                 return;
         if (strcmp(name, "register") == 0) /* ABC.register: any class's objects match */
                 w->hook = true;
@@ -325,6 +333,11 @@ void gen_attr(walk *w, PyObject *node)
                 return;
         }
         if (!is(node, T_Attribute) || node == w->call_func)
+                return;
+        PyObject *ao = get(node, S_attr);
+        bool skip = !ao || !maybe_sensitive(w, ao); /* one hash lookup for most names */
+        Py_XDECREF(ao);
+        if (skip)
                 return;
         const char *attr = get_str(node, S_attr);
         if (attr && (strcmp(attr, "format") == 0 || strcmp(attr, "format_map") == 0)) {

@@ -154,7 +154,7 @@ void walk_expr(walk *w, PyObject *node);
 /* scan-gen.c */
 void gen_template(walk *w, PyObject *node, PyObject *expr, const char *fn);
 bool gen_is_generator(const char *name);
-void gen_call(walk *w, PyObject *node, const char *fn, const char *meth);
+void gen_call(walk *w, PyObject *node, PyObject *func, const char *fn, const char *meth);
 void gen_attr(walk *w, PyObject *node);
 void gen_def(walk *w, PyObject *node, const char *name);
 void gen_assign(walk *w, PyObject *node);
