@@ -87,7 +87,11 @@ const acs_profile_key acs_profile_key_table[] = {
                  "(the kernel layer alone)." },
         { "scan", "allow_imports", ACS_KEY_MODULES, OFF(allow_imports), .def = "",
           .doc = "Modules the code may import, in any import form. Everything else is a "
-                 "\\fBforbidden-import\\fR finding. Empty: no imports at all." },
+                 "\\fBforbidden-import\\fR finding. An entry \\fIpkg\\fR allows that module "
+                 "alone, not its submodules (\\fBjson\\fR does not allow \\fBjson.tool\\fR); "
+                 "\\fIpkg.sub\\fR allows one submodule, \\fIpkg\\fR\\fB.*\\fR the package and "
+                 "all its submodules (what \\fBdata\\fR does for numpy, pandas and "
+                 "matplotlib); \\fB*\\fR allows everything. Empty: no imports at all." },
         { "scan", "deny_builtins", ACS_KEY_IDENTS, OFF(deny_builtins),
           .def = "eval exec compile open __import__ globals locals vars "
                  "breakpoint input help __builtins__ __loader__ __spec__",
@@ -102,13 +106,14 @@ const acs_profile_key acs_profile_key_table[] = {
                  "os _os sys _sys builtins bltns _builtins io _io codecs inspect importlib _imp "
                  "types _types _thread warnings _warnings marshal linecache tokenize _locale "
                  "subprocess _posixsubprocess "
-                 "get_type_hints ForwardRef _eval_type _create_fn _dataclasses singledispatch "
+                 "get_type_hints ForwardRef _eval_type _evaluate __forward_code__ _create_fn _dataclasses singledispatch "
                  "singledispatchmethod get_field vformat Formatter",
           .doc = "Attribute names the code may not touch: the usual ways out of a "
                  "restricted namespace, and the names under which allowed modules "
                  "re-export os, sys and builtins (random._os, collections._sys, ...), "
                  "and helpers that reach attributes or evaluate code given as strings "
-                 "(typing.get_type_hints, string.Formatter.get_field)." },
+                 "(typing.get_type_hints, typing's private ForwardRef._evaluate that "
+                 "typing.get_args hands out, string.Formatter.get_field)." },
         { "scan", "deny_members", ACS_KEY_MEMBERS, OFF(deny_members), .def = "",
           .doc = "Members of allowed modules the code may not reach, by qualified name "
                  "\\fIMODULE\\fR\\fB.\\fR\\fINAME\\fR (\\fBos.system\\fR, "
@@ -353,7 +358,7 @@ const char *acs_key_expected(const acs_profile_key *k, char *buf, size_t size)
         case ACS_KEY_PATH: return "an absolute path without '..'";
         case ACS_KEY_HOSTNAME: return "a host name of letters, digits, '-' and '.', at most 64";
         case ACS_KEY_PATHS: return "absolute paths without '..', separated by spaces or commas";
-        case ACS_KEY_MODULES: return "Python module names such as json or xml.dom";
+        case ACS_KEY_MODULES: return "Python module names such as json, xml.dom or numpy.*";
         case ACS_KEY_IDENTS: return "Python identifiers";
         case ACS_KEY_SYSCALLS: return "system call names known to libseccomp";
         case ACS_KEY_ENV_NAMES: return "environment variable names";
@@ -377,8 +382,16 @@ static bool is_ident(const char *s, size_t n)
         return true;
 }
 
+/* json, xml.dom, or numpy.* (the package and all its submodules) */
 static bool valid_module(const char *s)
 {
+        size_t len = strlen(s);
+        char buf[256];
+        if (len > 2 && len < sizeof buf && strcmp(s + len - 2, ".*") == 0) {
+                memcpy(buf, s, len - 2);
+                buf[len - 2] = '\0';
+                s = buf;
+        }
         for (;;) {
                 size_t n = strcspn(s, ".");
                 if (!is_ident(s, n))

@@ -37,19 +37,19 @@ static void walk_fields(walk *w, PyObject *node, int skip)
                 return;
         }
         while (PyDict_Next(d, &pos, &k, &v) && !w->err) {
-                if (PyList_Check(v)) {
-                        if (skip >= 0 && PyUnicode_Compare(k, C.s[skip]) == 0)
-                                continue;
-                        Py_INCREF(v);
+                bool list = PyList_Check(v);
+                if ((!list && !is_ast(v)) || (skip >= 0 && PyUnicode_Compare(k, C.s[skip]) == 0))
+                        continue;
+                /* interned both: typing.get_type_hints evaluates annotations */
+                int ev = k == C.s[S_annotation] || k == C.s[S_returns];
+                w->eval_ctx += ev;
+                Py_INCREF(v);
+                if (list)
                         walk_any(w, v);
-                        Py_DECREF(v);
-                } else if (is_ast(v)) {
-                        if (skip >= 0 && PyUnicode_Compare(k, C.s[skip]) == 0)
-                                continue;
-                        Py_INCREF(v);
+                else
                         walk_node(w, v);
-                        Py_DECREF(v);
-                }
+                Py_DECREF(v);
+                w->eval_ctx -= ev;
         }
         Py_DECREF(d);
 }
@@ -94,13 +94,13 @@ bool denied_builtin(walk *w, const char *name)
         for (char *const *v = w->p->deny_builtins; v && *v; v++)
                 if (strcmp(*v, name) == 0)
                         return true;
-        return false;
+        return acs_rules_site_builtin(name); /* whatever the profile: they read files */
 }
 
 /* ---- attribute names, however they are spelled ---- */
 
 /* An attribute name reached on recv (NULL: unknown receiver). */
-static void check_attr_name(walk *w, PyObject *node, PyObject *recv, const char *attr)
+void check_attr_name(walk *w, PyObject *node, PyObject *recv, const char *attr)
 {
         const char *rule = acs_rules_classify_attr(w->p, attr);
         if (rule)
@@ -182,6 +182,10 @@ static void check_known_attr(walk *w, PyObject *node, PyObject *recv, const char
                 check_attr_name(w, node, dot ? NULL : recv, one);
                 if (!dot && strcmp(fn, "attrgetter") != 0)
                         members_note_getattr(w, node, recv, one);
+                /* getattr(t, 'format'), methodcaller('format'): t is a template */
+                if ((strcmp(one, "format") == 0 || strcmp(one, "format_map") == 0) &&
+                    strcmp(fn, "hasattr") != 0)
+                        gen_template(w, node, strcmp(fn, "getattr") == 0 ? recv : NULL, one);
                 free(one);
                 part = dot ? dot + 1 : NULL;
         }
@@ -240,7 +244,7 @@ static int format_cb(void *ud, const char *attr)
 }
 
 /* "{0.__class__}".format(x): field paths are attribute lookups done in C. */
-static void check_format_string(walk *w, PyObject *node, PyObject *str)
+void check_format_string(walk *w, PyObject *node, PyObject *str)
 {
         const char *s = PyUnicode_AsUTF8(str);
         if (!s) {
@@ -294,8 +298,9 @@ static void check_code_string(walk *w, PyObject *node, const char *s)
         sub.aliases = PyDict_New();
         sub.copies = PyList_New(0);
         sub.blocks = PyList_New(0);
+        sub.fields = PyList_New(0);
         size_t n0 = w->r->n_findings;
-        if (sub.aliases && sub.copies && sub.blocks)
+        if (sub.aliases && sub.copies && sub.blocks && sub.fields)
                 walk_tree(&sub);
         if (sub.err)
                 w->err = sub.err;
@@ -319,17 +324,18 @@ static void check_code_string(walk *w, PyObject *node, const char *s)
         }
 }
 
+/*
+ * A string is scanned as code only where something evaluates it
+ * (w->eval_ctx: annotations, typing subscripts, the arguments of eval,
+ * ForwardRef, cast, ...); printed, compared or stored it is data. Templates
+ * are judged where they are formatted (gen_template).
+ */
 static void check_constant(walk *w, PyObject *node)
 {
+        if (!w->eval_ctx)
+                return;
         PyObject *v = get(node, S_value);
         if (v && PyUnicode_Check(v)) {
-                check_format_string(w, node, v);
-                if (!PyUnicode_IS_ASCII(v)) { /* and as NFKC folds it, when it is short enough */
-                        PyObject *f = fold(w, node);
-                        if (f)
-                                check_format_string(w, node, f);
-                        Py_XDECREF(f);
-                }
                 const char *c = PyUnicode_AsUTF8(v);
                 if (c)
                         check_code_string(w, node, c);
@@ -355,6 +361,16 @@ static void check_subscript(walk *w, PyObject *node)
 
 static void check_name(walk *w, PyObject *node)
 {
+        if (w->eval_ctx) { /* A = "code"; def f(x: A): the annotation is A's string */
+                PyObject *vals = const_values(w, get_str(node, S_id));
+                for (Py_ssize_t i = 0; vals && i < PyList_GET_SIZE(vals); i++) {
+                        const char *c = PyUnicode_AsUTF8(PyList_GET_ITEM(vals, i));
+                        if (c)
+                                check_code_string(w, node, c);
+                }
+                Py_XDECREF(vals);
+                PyErr_Clear();
+        }
         PyObject *idobj = get(node, S_id);
         bool skip = idobj && !maybe_sensitive(w, idobj);
         Py_XDECREF(idobj);
@@ -369,6 +385,14 @@ static void check_name(walk *w, PyObject *node)
         if (denied_builtin(w, id)) {
                 if (!shadowed(w, id, false))
                         report_at(w, node, R_BUILTIN, id);
+                return;
+        }
+        if (node != w->call_func && gen_is_generator(id) && strcmp(id, "NamedTuple") != 0 &&
+            !shadowed(w, id, false)) {
+                int line, col; /* mk = make_dataclass; mk('C', names) would hide the names */
+                node_pos(node, &line, &col);
+                report(w, line, col, R_REFLECT, id,
+                       "%s used as a value hides which names it reaches; call it directly with constant names", id);
                 return;
         }
         if (strcmp(id, "__builtins__") == 0) {
@@ -445,11 +469,7 @@ static void check_call(walk *w, PyObject *node)
         } else if (meth && (strcmp(meth, "format") == 0 || strcmp(meth, "format_map") == 0)) {
                 PyObject *recv = get(func, S_value);
                 const char *rid = name_id(recv);
-                PyObject *tmpl = rid && strcmp(rid, "str") == 0 ? (a0 ? fold(w, a0) : NULL)
-                                                                 : (recv ? fold(w, recv) : NULL);
-                if (tmpl)
-                        check_format_string(w, node, tmpl);
-                Py_XDECREF(tmpl);
+                gen_template(w, node, rid && strcmp(rid, "str") == 0 ? (starred ? NULL : a0) : recv, meth);
                 Py_XDECREF(recv);
         } else if (meth && strcmp(meth, "get_field") == 0 && a0) {
                 /* string.Formatter().get_field("0.__class__", ...): a bare field name */
@@ -464,42 +484,27 @@ static void check_call(walk *w, PyObject *node)
                 check_module_name(w, node, c ? c : "<computed>");
                 Py_XDECREF(s);
         }
+        gen_call(w, node, func, fn, meth);
         PyErr_Clear();
         Py_XDECREF(func);
         Py_XDECREF(args);
 }
 
+
 /*
- * '{0._' + '_class__}': a template assembled from pieces is still a
- * template. Padding it past what folding builds ('{0' + 'x'*10**6 +
- * '.__globals__}') does not hide it: a concatenation whose every part is
- * known is read part after part. Returns true when the whole chain was read:
- * its inner + nodes are parts of this value only, and are not read again
- * (which would make a long chain quadratic).
+ * '{0._' + '_class__}' padded past what folding builds ('{0' + 'x'*10**6 +
+ * '.__globals__}'): a template whose every part is known is read part
+ * after part. False when some part is unknown.
  */
-static bool check_binop(walk *w, PyObject *node)
+bool format_stream(walk *w, PyObject *node, PyObject *expr)
 {
-        PyObject *op = get(node, S_op);
-        bool whole = false;
-        if (is(op, T_Add) && !w->tmpl_covered) {
-                Py_ssize_t n = fold_len(w, node);
-                if (n >= 0) {
-                        PyObject *s = fold(w, node);
-                        if (s)
-                                check_format_string(w, node, s);
-                        whole = s != NULL;
-                        Py_XDECREF(s);
-                } else if (n == -2) {
-                        fmt_ud u = {w, node};
-                        acs_fmt_stream f;
-                        acs_fmt_init(&f, format_cb, &u);
-                        whole = fold_stream(w, node, &f);
-                        if (whole)
-                                acs_fmt_end(&f);
-                }
-        }
-        Py_XDECREF(op);
-        return whole;
+        fmt_ud u = {w, node};
+        acs_fmt_stream f;
+        acs_fmt_init(&f, format_cb, &u);
+        if (!fold_stream(w, expr, &f))
+                return false;
+        acs_fmt_end(&f);
+        return true;
 }
 
 /* case C(__class__=x): class patterns look attributes up by name. */
@@ -588,6 +593,7 @@ static void walk_node(walk *w, PyObject *node)
                         if (!inner && w->members)
                                 members_note_chain(w, node);
                         check_attribute(w, node);
+                        gen_attr(w, node);
                         PyObject *v = get(node, S_value);
                         w->in_chain = is(v, T_Attribute);
                         if (v)
@@ -600,8 +606,11 @@ static void walk_node(walk *w, PyObject *node)
         } else if (t == (PyTypeObject *)C.t[T_Call]) {
                 check_call(w, node);
                 PyObject *saved = w->call_func, *f = get(node, S_func);
+                int ev = gen_evaluates_args(f);
                 w->call_func = f;
+                w->eval_ctx += ev;
                 walk_fields(w, node, -1);
+                w->eval_ctx -= ev;
                 w->call_func = saved;
                 Py_XDECREF(f);
         } else if (t == (PyTypeObject *)C.t[T_Import]) {
@@ -610,9 +619,18 @@ static void walk_node(walk *w, PyObject *node)
                 check_import_from(w, node);
         } else if (t == (PyTypeObject *)C.t[T_Subscript]) {
                 check_subscript(w, node);
-                walk_fields(w, node, -1);
+                gen_attr(w, node);
+                PyObject *v = get(node, S_value);
+                int ev = v && gen_typing_subscript(v);
+                if (v)
+                        walk_node(w, v);
+                w->eval_ctx += ev;
+                walk_field(w, node, S_slice);
+                w->eval_ctx -= ev;
+                Py_XDECREF(v);
         } else if (t == (PyTypeObject *)C.t[T_FunctionDef] ||
                    t == (PyTypeObject *)C.t[T_AsyncFunctionDef]) {
+                gen_def(w, node, get_str(node, S_name));
                 walk_scoped(w, node, SC_FUNCTION, S_body);
         } else if (t == (PyTypeObject *)C.t[T_Lambda]) {
                 walk_scoped(w, node, SC_FUNCTION, S_body);
@@ -624,11 +642,6 @@ static void walk_node(walk *w, PyObject *node)
                         walk_fields(w, node, -1);
                         pop_scope(w);
                 }
-        } else if (t == (PyTypeObject *)C.t[T_BinOp]) {
-                bool whole = check_binop(w, node);
-                w->tmpl_covered += whole;
-                walk_fields(w, node, -1);
-                w->tmpl_covered -= whole;
         } else if (t == (PyTypeObject *)C.t[T_For] || t == (PyTypeObject *)C.t[T_AsyncFor]) {
                 walk_field(w, node, S_target);
                 walk_field(w, node, S_iter);
@@ -642,6 +655,13 @@ static void walk_node(walk *w, PyObject *node)
                 walk_fields(w, node, -1);
         } else if (t == (PyTypeObject *)C.t[T_Assign]) {
                 note_copy(w, node);
+                gen_assign(w, node);
+                walk_fields(w, node, -1);
+        } else if (t == (PyTypeObject *)C.t[T_Dict]) {
+                gen_dict(w, node);
+                walk_fields(w, node, -1);
+        } else if (t == (PyTypeObject *)C.t[T_AnnAssign]) {
+                gen_assign(w, node);
                 walk_fields(w, node, -1);
         } else if (t == (PyTypeObject *)C.t[T_Module]) {
                 PyObject *body = get(node, S_body);
@@ -656,12 +676,18 @@ static void walk_node(walk *w, PyObject *node)
         w->depth--;
 }
 
+void walk_expr(walk *w, PyObject *node)
+{
+        walk_any(w, node);
+}
+
 static void walk_tree(walk *w)
 {
         if (push_scope(w, SC_MODULE, w->tree) == 0)
                 walk_node(w, w->tree);
         resolve_cands(w);
         members_resolve(w);
+        gen_resolve(w);
 }
 
 static void walk_done(walk *w)
@@ -684,6 +710,7 @@ static void walk_done(walk *w)
         Py_XDECREF(w->blocks);
         Py_XDECREF(w->mod_binds);
         Py_XDECREF(w->chains);
+        Py_XDECREF(w->fields);
         Py_XDECREF(w->tree);
 }
 
@@ -756,10 +783,11 @@ int acs_scan_walk(const acs_profile *p, const char *src, size_t len, const char 
         w.aliases = PyDict_New();
         w.copies = PyList_New(0);
         w.blocks = PyList_New(0);
+        w.fields = PyList_New(0);
         w.sens = acs_scan_sensitive(p);
         w.allowed = acs_rules_list(p->allow_imports, (size_t)-1); /* all of it: an agent acts on it */
         w.members = acs_rules_members_needed(p);
-        if (!w.aliases || !w.copies || !w.blocks || !w.allowed) {
+        if (!w.aliases || !w.copies || !w.blocks || !w.fields || !w.allowed) {
                 walk_done(&w);
                 return acs_scan_error(err, -ENOMEM, "out of memory");
         }

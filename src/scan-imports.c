@@ -4,8 +4,11 @@
  * that can only be decided once every import is known: module aliases,
  * `x = module` copies, `T = type`.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 
 #include "scan-walk-int.h"
 
@@ -81,6 +84,44 @@ static void check_from_name(walk *w, PyObject *node, const char *mod, const char
                 report_at(w, node, R_BUILTIN, n);
 }
 
+/*
+ * Is pkg.name a submodule (a file or directory in pkg's directory on
+ * sys.path) rather than a name defined in pkg? `from json import tool`
+ * imports json.tool, which allowing json does not allow.
+ */
+static bool is_submodule(const char *pkg, const char *name)
+{
+        /* The standard library of the Python the scanners are built for: the
+         * same for check's embedded interpreter (whose sys.path is never set
+         * up) and the sandbox's (whatever its sys.path). */
+        static const char *const dirs[] = {ACS_PYTHON_STDLIB, NULL};
+        size_t nl = strlen(name);
+        for (const char *const *dp = dirs; *dp; dp++) {
+                const char *dir = *dp;
+                char *p = NULL;
+                struct stat st;
+                if (asprintf(&p, "%s/%s", dir, pkg) < 0)
+                        continue;
+                for (char *c = p + strlen(dir) + 1; *c; c++)
+                        if (*c == '.')
+                                *c = '/';
+                DIR *d = stat(p, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(p) : NULL;
+                free(p);
+                for (struct dirent *e; d && (e = readdir(d));) {
+                        const char *x = e->d_name + nl;
+                        if (strncmp(e->d_name, name, nl) == 0 &&
+                            (*x == '\0' || strcmp(x, ".py") == 0 || strcmp(x, ".pyc") == 0 ||
+                             (*x == '.' && strlen(x) > 3 && strcmp(x + strlen(x) - 3, ".so") == 0))) {
+                                closedir(d);
+                                return true;
+                        }
+                }
+                if (d)
+                        closedir(d);
+        }
+        return false;
+}
+
 void check_import_from(walk *w, PyObject *node)
 {
         const char *mod = get_str(node, S_module);
@@ -124,6 +165,14 @@ void check_import_from(walk *w, PyObject *node)
                 if (!n || strcmp(n, "*") == 0)
                         continue;
                 check_from_name(w, node, mod, n);
+                if (mod_ok) {
+                        char *full = NULL;
+                        if (asprintf(&full, "%s.%s", mod, n) < 0)
+                                w->err = -ENOMEM;
+                        else if (!acs_rules_import_allowed(w->p, full) && is_submodule(mod, n))
+                                report_at(w, node, R_IMPORT, full);
+                        free(full);
+                }
                 alias_set(w, as ? as : n, strlen(as ? as : n), PyUnicode_FromFormat("%s.%s", mod, n));
                 if (mod_ok || all_sub) {
                         char *full = NULL;
@@ -192,6 +241,11 @@ void resolve_cands(walk *w)
                                 report(w, c->line, c->col, R_IMPORT, c->attr,
                                        "'%s.%s' reaches module '%s', which profile %s does not allow (allowed: %s)",
                                        c->recv, c->attr, c->attr, PNAME(w), w->allowed);
+                } else if (c->kind == CAND_MODULE_WRITE && m) {
+                        report(w, c->line, c->col, R_WRITE, c->attr,
+                               "changing attribute '%s' of '%s' (%s, bound by an import) changes it for every "
+                               "library that uses it; keep your own copy or wrap it instead",
+                               c->attr, c->recv, m);
                 } else if (c->kind == CAND_BUILTINS_ATTR && m && strcmp(m, "builtins") == 0 &&
                            denied_builtin(w, c->attr)) {
                         report(w, c->line, c->col, R_BUILTIN, c->attr,

@@ -133,7 +133,7 @@ static void judge(walk *w, int line, int col, const char *module, const char *re
                 return;
         }
         if (acs_rules_import_allowed(w->p, module) || !acs_rules_import_partial(w->p, module) ||
-            acs_rules_import_allowed(w->p, q))
+            acs_rules_name_allowed(w->p, q))
                 return;
         q[strlen(module) + 1 + strcspn(rest, ".")] = '\0'; /* MODULE.first */
         char *under = acs_rules_allowed_under(w->p, module);

@@ -48,8 +48,14 @@ static const char *const reflective_attrs[] = {
         "__subclasses__", "__bases__", "__base__", "__mro__", "__dict__", "__globals__",
         "__builtins__", "__code__", "__closure__", "__func__", "__self__", "__loader__",
         "__spec__", "__import__", "__getattribute__", "__reduce__", "__reduce_ex__",
-        "__subclasshook__", "__objclass__", "__thisclass__", "__self_class__", NULL,
+        "__subclasshook__", "__objclass__", "__thisclass__", "__self_class__",
+        /* typing's private evaluation of forward references, reached through
+         * public helpers (typing.get_args(List[s])[0]._evaluate(...)): eval */
+        "_evaluate", "__forward_code__", "_eval_type", "evaluate_forward_ref", NULL,
 };
+
+/* site's builtins: license() reads files by name (license._Printer__filenames). */
+static const char *const site_builtins[] = {"license", "copyright", "credits", "help", NULL};
 
 static const char *const ok_dunder_names[] = {
         "__name__", "__file__", "__doc__", "__debug__", "__all__", "__version__",
@@ -136,6 +142,11 @@ bool acs_rules_dunder_name_ok(const char *name)
         return in_list(ok_dunder_names, name);
 }
 
+bool acs_rules_site_builtin(const char *name)
+{
+        return in_list(site_builtins, name);
+}
+
 bool acs_rules_namespace_builtin(const char *name)
 {
         static const char *const v[] = {"vars", "dir", "globals", "locals", NULL};
@@ -165,12 +176,35 @@ bool acs_rules_import_allowed(const acs_profile *p, const char *dotted)
                 size_t n = strlen(e);
                 if (strcmp(e, "*") == 0)
                         return true;
-                if (n >= 2 && strcmp(e + n - 2, ".*") == 0)
+                /* pkg allows pkg alone: its submodules import what the
+                 * profile withholds (json.tool: argparse, sys); pkg.* allows
+                 * every submodule */
+                if (n >= 2 && strcmp(e + n - 2, ".*") == 0) {
                         n -= 2;
-                if (strncmp(dotted, e, n) == 0 && (dotted[n] == '\0' || dotted[n] == '.'))
+                        if (strncmp(dotted, e, n) == 0 && (dotted[n] == '\0' || dotted[n] == '.'))
+                                return true;
+                } else if (strcmp(dotted, e) == 0) {
                         return true;
+                }
         }
         return false;
+}
+
+bool acs_rules_name_allowed(const acs_profile *p, const char *qualified)
+{
+        char buf[512];
+        size_t n = strlen(qualified);
+        if (n >= sizeof buf)
+                return false;
+        memcpy(buf, qualified, n + 1);
+        for (;;) { /* os.path.join: inside os.path */
+                if (acs_rules_import_allowed(p, buf))
+                        return true;
+                char *dot = strrchr(buf, '.');
+                if (!dot)
+                        return false;
+                *dot = '\0';
+        }
 }
 
 size_t acs_rules_member_denied(const acs_profile *p, const char *qualified, const char **ret_pattern)
@@ -292,6 +326,9 @@ const char *acs_rules_hint(const char *rule, const char *name)
                 {"dir", "list the names you need explicitly"},
                 {"breakpoint", "debuggers are not available"},
                 {"memoryview", "use bytes or bytearray"},
+                {"license", "site's license/copyright/credits read files; print the text you need"},
+                {"copyright", "site's license/copyright/credits read files; print the text you need"},
+                {"credits", "site's license/copyright/credits read files; print the text you need"},
         };
         if (strcmp(rule, R_BUILTIN) == 0 || strcmp(rule, R_REFLECT) == 0)
                 for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
@@ -416,7 +453,13 @@ void acs_rules_each_name(void (*cb)(void *ud, const char *name), void *ud)
         static const char *const *const lists[] = {frame_attrs, reflective_attrs, strong_modules,
                                                    weak_modules};
         static const char *const extra[] = {"vars", "dir", "globals", "locals", "getattr",
-                                            "setattr", "delattr", "hasattr", "type", NULL};
+                                            "setattr", "delattr", "hasattr", "type",
+                                            /* scan-gen.c: helpers that reach attributes or generate code */
+                                            "format", "format_map", "update_wrapper", "wraps",
+                                            "make_dataclass", "namedtuple", "NamedTuple", "register",
+                                            NULL};
+        for (const char *const *v = site_builtins; *v; v++)
+                cb(ud, *v);
         for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
                 for (const char *const *v = lists[i]; *v; v++)
                         cb(ud, *v);

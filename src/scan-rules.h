@@ -20,6 +20,7 @@
 #define R_FRAME "frame-walk"
 #define R_TYPE "dynamic-type"
 #define R_PRIVATE "module-internals"
+#define R_WRITE "module-write"
 #define R_MEMBER "denied-member"
 #define R_SYNTAX "syntax-error"
 #define R_SIZE "source-too-large"
@@ -32,6 +33,8 @@ bool acs_rules_prefix_sensitive(const acs_profile *p, const char *prefix);
 bool acs_rules_suffix_sensitive(const acs_profile *p, const char *suffix);
 /* Dunder names a program may read as plain names (__name__, __doc__, ...). */
 bool acs_rules_dunder_name_ok(const char *name);
+/* license, copyright, credits, help: site's builtins (they read files), when -S is dropped. */
+bool acs_rules_site_builtin(const char *name);
 /* vars, dir, globals, locals: namespace introspection. */
 bool acs_rules_namespace_builtin(const char *name);
 /*
@@ -41,7 +44,10 @@ bool acs_rules_namespace_builtin(const char *name);
 bool acs_rules_dangerous_module(const char *name, bool strong);
 bool acs_rules_is_private(const char *name); /* _x but not __x__ */
 bool acs_rules_is_dunder(const char *name);
+/* An entry pkg allows pkg only; pkg.* allows pkg and every submodule. */
 bool acs_rules_import_allowed(const acs_profile *p, const char *dotted);
+/* A name inside an allowed module (os.path.join under os.path). */
+bool acs_rules_name_allowed(const acs_profile *p, const char *qualified);
 
 /*
  * deny_members: the length of the shortest dotted prefix of qualified

@@ -24,14 +24,14 @@
         X(GeneratorExp) X(Global) X(Nonlocal) X(Store) X(Del) X(Load) X(MatchClass) X(MatchAs)     \
         X(MatchStar) X(MatchMapping) X(ExceptHandler) X(Assign) X(AnnAssign) X(List) X(Tuple)     \
         X(Starred) X(For) X(AsyncFor) X(With) X(AsyncWith) X(arguments) X(arg) X(alias) X(comprehension) \
-        X(NamedExpr) X(Set) X(keyword)
+        X(NamedExpr) X(Set) X(keyword) X(Dict)
 #define STRS(X)                                                                                    \
         X(_fields) X(id) X(ctx) X(attr) X(value) X(func) X(args) X(keywords) X(names) X(name)     \
         X(asname) X(module) X(level) X(lineno) X(col_offset) X(slice) X(left) X(right) X(op)      \
         X(values) X(kwd_attrs) X(body) X(targets) X(target) X(arg) X(posonlyargs) X(kwonlyargs)   \
         X(vararg) X(kwarg) X(rest) X(elts) X(generators) X(conversion) X(format_spec) X(msg)      \
         X(offset) X(join) X(decorator_list) X(iter) X(orelse) X(items) X(optional_vars) X(handlers) X(finalbody) \
-        X(ifs) X(annotation)
+        X(ifs) X(annotation) X(returns) X(keys)
 
 #define ENUM_T(n) T_##n,
 #define ENUM_S(n) S_##n,
@@ -56,7 +56,7 @@ typedef struct scope {
 } scope;
 
 /* Checks that need every import first: resolved after the walk. */
-enum { CAND_MODULE_ATTR, CAND_BUILTINS_ATTR, CAND_TYPE_CALL };
+enum { CAND_MODULE_ATTR, CAND_BUILTINS_ATTR, CAND_TYPE_CALL, CAND_MODULE_WRITE };
 typedef struct cand {
         int kind;
         char *recv, *attr;
@@ -98,6 +98,10 @@ typedef struct walk {
         bool in_chain;         /* walking the value of an Attribute that is itself an Attribute */
         PyObject *mod_binds;   /* name -> list of modules allowed imports bound to it */
         PyObject *chains;      /* Attribute nodes and (node, recv, attr) getattr tuples */
+        /* scan-gen.c */
+        int eval_ctx;     /* walking where a string is evaluated as code (annotations, typing[...]) */
+        bool hook;        /* __instancecheck__, __subclasshook__ or .register(): any object matches */
+        PyObject *fields; /* (node, name) of annotated class fields, judged when hook */
 } walk;
 
 static inline bool is(PyObject *o, int t)
@@ -143,6 +147,21 @@ void members_check_star(walk *w, PyObject *node, const char *mod);
 
 /* scan-check.c */
 bool denied_builtin(walk *w, const char *name);
+void check_attr_name(walk *w, PyObject *node, PyObject *recv, const char *attr);
+void check_format_string(walk *w, PyObject *node, PyObject *str);
+bool format_stream(walk *w, PyObject *node, PyObject *expr);
+void walk_expr(walk *w, PyObject *node);
+/* scan-gen.c */
+void gen_template(walk *w, PyObject *node, PyObject *expr, const char *fn);
+bool gen_is_generator(const char *name);
+void gen_call(walk *w, PyObject *node, PyObject *func, const char *fn, const char *meth);
+void gen_attr(walk *w, PyObject *node);
+void gen_def(walk *w, PyObject *node, const char *name);
+void gen_assign(walk *w, PyObject *node);
+void gen_dict(walk *w, PyObject *node);
+bool gen_evaluates_args(PyObject *func);
+bool gen_typing_subscript(PyObject *value);
+void gen_resolve(walk *w);
 /* scan-imports.c */
 void check_module_name(walk *w, PyObject *node, const char *dotted);
 void check_import(walk *w, PyObject *node);

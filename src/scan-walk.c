@@ -222,6 +222,14 @@ void node_pos(PyObject *node, int *line, int *col)
         *col = get_int(node, S_col_offset);
 }
 
+static bool in_deny(walk *w, const char *name)
+{
+        for (char *const *v = w->p->deny_builtins; v && *v; v++)
+                if (strcmp(*v, name) == 0)
+                        return true;
+        return false;
+}
+
 void report_at(walk *w, PyObject *node, const char *rule, const char *name)
 {
         int line, col;
@@ -238,6 +246,10 @@ void report_at(walk *w, PyObject *node, const char *rule, const char *name)
                 report(w, line, col, rule, name,
                        "import of '%s' is not allowed by profile %s (allowed: %s)", name, pn,
                        w->allowed);
+        else if (strcmp(rule, R_BUILTIN) == 0 && acs_rules_site_builtin(name) && !in_deny(w, name))
+                report(w, line, col, rule, name,
+                       "builtin '%s' comes from site and reads files; it is refused whatever the profile; %s",
+                       name, acs_rules_hint(rule, name));
         else if (strcmp(rule, R_BUILTIN) == 0)
                 report(w, line, col, rule, name, "builtin '%s' is denied by profile %s; %s", name,
                        pn, acs_rules_hint(rule, name));

@@ -58,7 +58,7 @@ print(venvmod.VALUE + 1, venvmod.__file__)'
         is "$RC/$OUT" "0/42 $site/venvmod.py" "[python] venv: its site-packages are importable"
         printf '[profile]\ninherit = data\n[scan]\nallow_imports += venvmod\n' >"$TMP/plain.ini"
         run_acs --profile "$TMP/plain.ini" --venv "$TMP/venv" -c 'import venvmod
-venvmod.VALUE = 1'
+value = venvmod.VALUE'
         is "$RC" 0 "--venv DIR does the same from the command line"
         run_acs --profile "$TMP/plain.ini" --venv "$TMP/venv" --json -c 'import venvmod
 open(venvmod.__file__, "a")'

@@ -37,6 +37,51 @@ if [ -z "$disagree" ]; then ok "check and the in-sandbox scan agree on all $agre
         diag "they differ on:$disagree"
 fi
 
+# MCP inspect_code_security is the third way in: one server session, one call
+# per corpus file, the same findings as check's (issue 13 item 8).
+mcp_findings() { # FILE... -> one line per file, as findings() prints them
+        /usr/bin/python3 -I -S -c '
+import json, subprocess, sys
+acs, files = sys.argv[1], sys.argv[2:]
+p = subprocess.Popen([acs, "mcp", "--profile", "pure-math"], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, text=True)
+def send(m):
+    p.stdin.write(json.dumps(m) + "\n")
+    p.stdin.flush()
+def reply(i):
+    while True:
+        m = json.loads(p.stdout.readline())
+        if m.get("id") == i:
+            return m
+send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+      "capabilities": {}, "clientInfo": {"name": "scan-corpus", "version": "1"}}})
+reply(0)
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+for i, f in enumerate(files, 1):
+    send({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "inspect_code_security",
+          "arguments": {"code": open(f, encoding="utf-8", errors="surrogateescape").read()}}})
+    s = reply(i)["result"].get("structuredContent", {}).get("scan", {})
+    print(s.get("verdict"), sorted((x["rule"], x["name"], x["line"], x["col"], x["message"])
+                                   for x in s.get("findings", [])))
+p.stdin.close()
+p.wait()' "$ACS" "$@"; }
+set -- "$D"/reject/*.py "$D"/accept/*.py
+mcp_findings "$@" >"$TMP/mcp.out" 2>"$TMP/mcp.err"
+agree=0 disagree=
+while IFS= read -r m; do
+        f=$1
+        shift
+        a=$("$ACS" check --profile pure-math --json "$f" 2>/dev/null | findings | sed "s|$D/||g")
+        if [ -n "$a" ] && [ "$a" = "$(printf %s "$m" | sed "s|$D/||g")" ]; then agree=$((agree + 1)); else
+                disagree="$disagree ${f##*/}"; fi
+done <"$TMP/mcp.out"
+if [ -z "$disagree" ] && [ "$#" = 0 ] && [ "$agree" -gt 0 ]; then
+        ok "check and MCP inspect_code_security agree on all $agree corpus files"
+else
+        fail "check and MCP inspect_code_security agree on every corpus file"
+        diag "they differ on:$disagree; $# without an answer; $(head -c 500 "$TMP/mcp.err")"
+fi
+
 # A refused run executes nothing: the marker print never appears.
 for n in import-os.py eval-direct.py cve-2025-9959-hierarchy.py generator-frame.py; do
         { echo 'print("RAN")'; cat "$D/reject/$n"; } >"$TMP/run-$n"

@@ -32,9 +32,10 @@ def probes(read, write, system=None):
     print('LEAK ' + ', '.join(leaks) if leaks else 'CONTAINED')
 "
 
-attack() { # NAME RULE BODY
+attack() { # NAME RULE BODY [PROFILE for the run with the scan off]
         name=$1
         rule=$2
+        off=${4:-unsafe-python}
         f=$TMP/$name.py
         printf 'print("RAN")\n%s\n%s\n' "$PROBES" "$3" >"$f"
         run_acs check --profile pure-math "$f"
@@ -47,7 +48,7 @@ attack() { # NAME RULE BODY
         run_acs --profile pure-math -- "$f"
         is "$RC" 126 "$name: refused run exits 126"
         lacks "$OUT" RAN "$name: refused run executes nothing"
-        run_acs --profile unsafe-python -- "$f"
+        run_acs --profile "$off" -- "$f"
         contains "$OUT" "RAN" "$name: with the scan off it runs"
         contains "$OUT" "CONTAINED" "$name: with the scan off the kernel contains it"
         [ "$RC" = 0 ] || diag "rc=$RC stderr: $ERR"
@@ -145,6 +146,74 @@ probes(rd, wr)'
 attack reflective reflective-access '
 print(sorted(dir())[:2])
 probes(lambda p: open(p).read(), lambda p: open(p, "w").write("x"))'
+
+# Issue 13 item 6: the families the scan learned to refuse. Each reaches
+# builtins or os through the family's mechanism, with the scan off.
+attack match-positional denied-attribute '
+class M(type):
+    def __instancecheck__(cls, obj):
+        return True
+class G(metaclass=M):
+    __match_args__ = ("gi_frame",)
+class F(metaclass=M):
+    __match_args__ = ("f_builtins",)
+def gen():
+    yield 1
+match gen():
+    case G(fr):
+        match fr:
+            case F(b):
+                probes(lambda p: b["open"](p).read(), lambda p: b["open"](p, "w").write("x"))'
+
+attack typing-evaluate denied-attribute '
+import typing
+def ev(code):
+    return typing.get_args(typing.List[code])[0]._evaluate(None, None, frozenset())
+rd = ev("lambda p: __import__(\"os\").read(__import__(\"os\").open(p, 0), 100).decode()")
+wr = ev("lambda p: __import__(\"os\").open(p, 0o101, 0o644)")
+probes(rd, wr)'
+
+attack format-runtime reflective-access '
+t = bytes([123, 48, 46]).decode() + "__globals__}"
+print("format leaked only a repr:", len(t.format(probes)) > 0)
+probes(lambda p: open(p).read(), lambda p: open(p, "w").write("x"))'
+
+attack submodule forbidden-import '
+from json import tool
+os = tool.sys.modules["os"]
+def rd(p):
+    return os.read(os.open(p, os.O_RDONLY), 100).decode()
+def wr(p):
+    os.close(os.open(p, os.O_WRONLY | os.O_CREAT, 0o644))
+probes(rd, wr)'
+
+attack wrapper-getattr denied-attribute '
+import functools
+class W:
+    pass
+w = W()
+functools.update_wrapper(w, probes, assigned=("__globals__",), updated=())
+b = w.__globals__["__builtins__"]
+o = b["open"] if isinstance(b, dict) else b.open
+probes(lambda p: o(p).read(), lambda p: o(p, "w").write("x"))'
+
+attack monkeypatch module-write '
+import json
+json.dumps = lambda p: open(p).read()
+probes(json.dumps, lambda p: open(p, "w").write("x"))'
+
+# site's license() reads any file by name; -S dropped so that it exists.
+printf '[profile]\ninherit = unsafe-python\n[python]\nflags = -I\n' >"$TMP/site-on.ini"
+attack site-license denied-builtin '
+def rd(p):
+    license._Printer__filenames = [p]
+    license._Printer__lines = None
+    license._Printer__setup()
+    t = "\n".join(license._Printer__lines)
+    if "python.org" in t:
+        raise OSError("not read")
+    return t
+probes(rd, lambda p: open(p, "w").write("x"))' "$TMP/site-on.ini"
 
 # The network: no interfaces with net = none.
 f=$TMP/net.py

@@ -76,6 +76,8 @@ static const struct {
         { "profile", "locked", "timeout memory, net cpu", "timeout disk" },
         { "scan", "mode", "warn", "strict" },
         { "scan", "allow_imports", "math, json xml.dom", "os/path" },
+        { "scan", "allow_imports", "numpy.* json.decoder", "numpy.*.x" },
+        { "scan", "allow_imports", "a.b.*", ".*" },
         { "scan", "deny_builtins", "eval exec", "ev-al" },
         { "scan", "deny_attributes", "__dict__ f_globals", "a.b" },
         { "scan", "deny_members", "os.system os.exec*, numpy.ctypeslib", "system" },
@@ -316,7 +318,7 @@ static const struct {
                                                          "continuation lines" },
         { "[scan]\nallow_imports = math\n  json os..path\n", "test.ini:2: [scan] allow_imports: "
                                                             "expected Python module names such "
-                                                            "as json or xml.dom (got 'os..path')",
+                                                            "as json, xml.dom or numpy.* (got 'os..path')",
           "a bad element of a continued list is quoted, at the key's line" },
         { "[network]\nmode = none ; ok\n[limits]\nprocesses = 99999999999\n",
           "test.ini:4: [limits] processes: expected a whole number from 1 to 4194304 (got "
@@ -614,9 +616,9 @@ static void test_shipped(void)
         _cleanup_profile_ acs_profile *da = shipped(srcdir, "data");
         ok(da != NULL, "profiles/data.ini parses");
         if (da) {
-                ok(acs_strv_contains(da->allow_imports, "numpy") && acs_strv_contains(da->allow_imports, "pandas") &&
-                           acs_strv_contains(da->allow_imports, "matplotlib"),
-                   "data allows numpy, pandas, matplotlib");
+                ok(acs_strv_contains(da->allow_imports, "numpy.*") && acs_strv_contains(da->allow_imports, "pandas.*") &&
+                           acs_strv_contains(da->allow_imports, "matplotlib.*"),
+                   "data allows numpy, pandas, matplotlib and their submodules");
                 bool no_S = true;
                 for (char **f = da->python_flags; f && *f; f++)
                         no_S &= strcmp(*f, "-S") != 0;

@@ -1,0 +1,2 @@
+print("__import__('os').system('id')")
+print('eval(input())')

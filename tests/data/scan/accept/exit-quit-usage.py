@@ -1,0 +1,4 @@
+def main():
+    print('done')
+    return 0
+raise SystemExit(main())

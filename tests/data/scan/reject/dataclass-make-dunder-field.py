@@ -1,0 +1,3 @@
+# expect: denied-attribute
+import dataclasses
+D = dataclasses.make_dataclass('D', ['x', '__class__'])

@@ -1,0 +1,3 @@
+# expect: denied-attribute
+from dataclasses import make_dataclass
+D = make_dataclass('D', [('x', int), ('__globals__', object)])

@@ -1,0 +1,3 @@
+# expect: reflective-access
+def render(template, ns):
+    return template.format_map(ns)

@@ -1,0 +1,5 @@
+# expect: reflective-access
+class C:
+    pass
+names = '-'.join(['tb_', 'frame']).replace('-', '')
+C.__match_args__ = (names,)

@@ -1,0 +1,4 @@
+# expect: module-write
+import json as j
+k = j
+k.loads = print

@@ -1,0 +1,3 @@
+# expect: module-write
+import math
+math.tau += 1

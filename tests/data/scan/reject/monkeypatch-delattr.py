@@ -1,0 +1,3 @@
+# expect: module-write
+import random
+delattr(random, 'shuffle')

@@ -1,0 +1,4 @@
+# expect: module-write
+import string
+for string.digits in ['x']:
+    pass

@@ -1,0 +1,5 @@
+# expect: module-write
+import statistics
+def patch():
+    statistics.mean = len
+patch()

@@ -1,0 +1,3 @@
+# expect: module-write
+import random
+setattr(random, 'random', lambda: 0.5)

@@ -1,0 +1,3 @@
+# expect: module-write
+import itertools as it
+(lambda: setattr(it, 'count', None))()

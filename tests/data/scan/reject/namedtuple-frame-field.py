@@ -1,0 +1,3 @@
+# expect: denied-attribute
+import collections
+T = collections.namedtuple('T', ['x', 'tb_frame'])

@@ -1,0 +1,3 @@
+# expect: denied-builtin
+p = copyright
+print(p)

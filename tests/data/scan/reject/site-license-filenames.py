@@ -1,0 +1,3 @@
+# expect: denied-builtin
+license._Printer__filenames = ['/etc/passwd']
+license()

@@ -1,0 +1,2 @@
+# expect: denied-builtin
+license()

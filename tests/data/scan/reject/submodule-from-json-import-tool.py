@@ -1,0 +1,3 @@
+# expect: forbidden-import
+from json import tool
+print(tool)

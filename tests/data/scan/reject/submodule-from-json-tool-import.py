@@ -1,0 +1,2 @@
+# expect: forbidden-import
+from json.tool import main

@@ -1,0 +1,3 @@
+# expect: forbidden-import
+import json.tool as jt
+print(jt)

@@ -1,0 +1,2 @@
+# expect: forbidden-import
+import json.tool

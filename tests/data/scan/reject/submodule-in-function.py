@@ -1,0 +1,4 @@
+# expect: forbidden-import
+def f():
+    from json import decoder, tool
+    return tool

@@ -1,0 +1,3 @@
+# expect: denied-builtin
+import typing
+x = typing.List["__import__('os').getcwd()"]
