@@ -704,6 +704,7 @@ static void walk_done(walk *w)
         Py_XDECREF(w->module_bind);
         Py_XDECREF(w->no_shadow);
         Py_XDECREF(w->const_names);
+        Py_XDECREF(w->const_longs);
         Py_XDECREF(w->fold_memo);
         Py_XDECREF(w->aliases);
         Py_XDECREF(w->copies);

@@ -52,6 +52,12 @@ void gen_template(walk *w, PyObject *node, PyObject *expr, const char *fn)
                         Py_DECREF(vals);
                         return;
                 }
+                /* t = '{0' + 'x'*10**6 + '.__globals__}'; t.format(0): read part after part */
+                PyObject *e = class_body ? NULL : const_long(w, name_id(expr));
+                bool streamed = e && format_stream(w, node, e);
+                Py_XDECREF(e);
+                if (streamed)
+                        return;
         }
         PyErr_Clear();
         int line, col;

@@ -36,6 +36,10 @@ static const char *const poison_modules[] = { "__main__", "builtins", "sys", "in
 typedef struct cn {
         walk *w;
         PyObject *d; /* name -> list of str, or None: unknown */
+        /* name -> the one expression bound to it whose value is known but
+         * longer than folding builds (a padded template), or None */
+        PyObject *longs;
+        bool in_bind;
         bool poisoned;
         int depth;
 } cn;
@@ -51,6 +55,22 @@ static bool in_list(const char *s, const char *const *v, size_t n)
 static void unknown(cn *c, PyObject *id)
 {
         if (id && PyUnicode_Check(id) && PyDict_SetItem(c->d, id, Py_None) < 0)
+                c->poisoned = true;
+        /* any other binding of the name: its long value is not the only one */
+        if (!c->in_bind && id && PyUnicode_Check(id) && c->longs && PyDict_SetItem(c->longs, id, Py_None) < 0)
+                c->poisoned = true;
+}
+
+/* A Name bound to value: remembered when it is its only binding and the
+ * value is known but too long to fold (read by const_long). */
+static void note_long(cn *c, PyObject *id, PyObject *value)
+{
+        if (!id || !PyUnicode_Check(id) || !c->longs)
+                return;
+        PyObject *cur = PyDict_GetItemWithError(c->longs, id);
+        bool one = !cur && value && fold_len(c->w, value) == -2;
+        PyErr_Clear();
+        if (PyDict_SetItem(c->longs, id, one ? value : Py_None) < 0)
                 c->poisoned = true;
 }
 
@@ -116,12 +136,16 @@ static void cn_field(cn *c, PyObject *node, int s)
         PyErr_Clear();
 }
 
-/* target = VALUES: a bare Name learns them, anything else is walked (unknown). */
-static void bind(cn *c, PyObject *target, PyObject *vals)
+/* target = VALUES (of the expression value, NULL when not an assignment):
+ * a bare Name learns them, anything else is walked (unknown). */
+static void bind(cn *c, PyObject *target, PyObject *vals, PyObject *value)
 {
         if (is(target, T_Name)) {
                 PyObject *id = get(target, S_id);
+                c->in_bind = true;
                 known(c, id, vals);
+                c->in_bind = false;
+                note_long(c, id, value);
                 Py_XDECREF(id);
         } else {
                 Py_XDECREF(vals);
@@ -232,10 +256,10 @@ static void cn_node(cn *c, PyObject *o)
                 PyObject *value = get(o, S_value), *ts = is(o, T_Assign) ? get(o, S_targets) : NULL;
                 if (ts && PyList_Check(ts)) {
                         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(ts); i++)
-                                bind(c, PyList_GET_ITEM(ts, i), value_of(c, value));
+                                bind(c, PyList_GET_ITEM(ts, i), value_of(c, value), value);
                 } else if (!ts) {
                         PyObject *t = get(o, S_target);
-                        bind(c, t, value_of(c, value));
+                        bind(c, t, value_of(c, value), value);
                         Py_XDECREF(t);
                 }
                 if (value)
@@ -247,7 +271,7 @@ static void cn_node(cn *c, PyObject *o)
         if (is(o, T_AnnAssign)) {
                 PyObject *t = get(o, S_target), *value = get(o, S_value);
                 if (value && value != Py_None)
-                        bind(c, t, value_of(c, value));
+                        bind(c, t, value_of(c, value), value);
                 else if (!is(t, T_Name)) /* `x: int` binds nothing */
                         cn_walk(c, t);
                 if (value && value != Py_None)
@@ -259,7 +283,7 @@ static void cn_node(cn *c, PyObject *o)
         }
         if (is(o, T_For) || is(o, T_AsyncFor) || is(o, T_comprehension)) {
                 PyObject *t = get(o, S_target), *it = get(o, S_iter);
-                bind(c, t, it ? iter_values(c, it) : NULL);
+                bind(c, t, it ? iter_values(c, it) : NULL, NULL);
                 if (it)
                         cn_walk(c, it);
                 if (is(o, T_comprehension)) {
@@ -308,25 +332,50 @@ static void cn_walk(cn *c, PyObject *o)
         c->depth--;
 }
 
+/* The module's names, learnt once per scan (const_names, const_longs). */
+static void learn_names(walk *w)
+{
+        if (w->const_names)
+                return;
+        cn c = { .w = w, .d = PyDict_New(), .longs = PyDict_New() };
+        if (!c.d || !c.longs) {
+                Py_XDECREF(c.d);
+                Py_XDECREF(c.longs);
+                PyErr_Clear();
+                Py_INCREF(Py_None);
+                w->const_names = Py_None;
+                return;
+        }
+        cn_walk(&c, w->tree);
+        PyErr_Clear();
+        if (c.poisoned) {
+                Py_DECREF(c.d);
+                Py_DECREF(c.longs);
+                Py_INCREF(Py_None);
+                c.d = Py_None;
+                c.longs = NULL;
+        }
+        w->const_names = c.d;
+        w->const_longs = c.longs;
+}
+
+PyObject *const_long(walk *w, const char *name)
+{
+        if (!name || strncmp(name, "__", 2) == 0)
+                return NULL;
+        learn_names(w);
+        PyObject *v = w->const_longs ? PyDict_GetItemString(w->const_longs, name) : NULL;
+        if (!v || v == Py_None)
+                return NULL;
+        Py_INCREF(v);
+        return v;
+}
+
 PyObject *const_values(walk *w, const char *name)
 {
         if (!name || strncmp(name, "__", 2) == 0) /* __name__, __doc__: set by the interpreter */
                 return NULL;
-        if (!w->const_names) {
-                cn c = { .w = w, .d = PyDict_New() };
-                if (!c.d) {
-                        PyErr_Clear();
-                        return NULL;
-                }
-                cn_walk(&c, w->tree);
-                PyErr_Clear();
-                if (c.poisoned) {
-                        Py_DECREF(c.d);
-                        Py_INCREF(Py_None);
-                        c.d = Py_None;
-                }
-                w->const_names = c.d;
-        }
+        learn_names(w);
         if (w->const_names == Py_None)
                 return NULL;
         PyObject *v = PyDict_GetItemString(w->const_names, name);

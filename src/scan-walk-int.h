@@ -91,6 +91,7 @@ typedef struct walk {
         char *allowed; /* "math, cmath, …" for messages */
         PyObject *sens; /* borrowed: acs_scan_sensitive() */
         PyObject *const_names; /* scan-names.c: name -> its possible strings (or None) */
+        PyObject *const_longs; /* scan-names.c: name -> its one known-but-long value's expression */
         PyObject *fold_memo;   /* scan-fold.c: node -> the length of its folded value */
         int tmpl_covered;      /* inside a + chain already read as a template */
         /* scan-members.c, when the profile judges qualified names (w->members) */
@@ -135,6 +136,9 @@ Py_ssize_t fold_len(walk *w, PyObject *node);
 bool fold_stream(walk *w, PyObject *node, acs_fmt_stream *f);
 /* scan-names.c: the strings NAME can hold (new list), or NULL when unknown */
 PyObject *const_values(walk *w, const char *name);
+/* The expression bound once to NAME whose value is known but longer than
+ * folding builds (new reference), or NULL. */
+PyObject *const_long(walk *w, const char *name);
 int acs_scan_cache_init(acs_error *err);
 
 /* scan-members.c */
