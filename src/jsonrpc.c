@@ -173,8 +173,15 @@ static bool id_usable(struct json_object *id, const char *raw, size_t raw_len)
 {
         json_type t = json_object_get_type(id);
 
-        if (t == json_type_string)
+        /* a raw control character in the string is not JSON (json-c lets it
+         * through): echoed byte for byte it would make our answer invalid
+         * JSON, or split its line */
+        if (t == json_type_string) {
+                for (size_t i = 0; i < raw_len; i++)
+                        if ((unsigned char)raw[i] < 0x20)
+                                return false;
                 return raw_len >= 2 && raw[0] == '"';
+        }
         return (t == json_type_int || t == json_type_double) && json_number_text(raw, raw_len);
 }
 
@@ -262,7 +269,8 @@ static int classify(acs_jrpc_msg *m)
         }
         if (has_id && !raw_id) {
                 set_invalid(m, ACS_JRPC_INVALID_REQUEST,
-                            "Invalid Request: \"id\" must be a string or a number (not null)");
+                            "Invalid Request: \"id\" must be a string or a number (not null; "
+                            "no raw control character)");
                 return 0;
         }
         if (json_object_object_get_ex(root, "params", &v)) {

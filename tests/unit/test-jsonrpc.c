@@ -58,6 +58,9 @@ static const struct {
         { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"pi\\u0000ng\"}", K_BAD, ACS_JRPC_INVALID_REQUEST, "1", NULL },
         { "{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", K_BAD, ACS_JRPC_INVALID_REQUEST, NULL, NULL },
         { "{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"ping\"}", K_BAD, ACS_JRPC_INVALID_REQUEST, NULL, NULL },
+        /* a raw control character in a string id (json-c accepts it) is never echoed (found by fuzz-jsonrpc) */
+        { "{\"jsonrpc\":\"2.0\",\"id\":\"a\x1a\nb\",\"method\":\"ping\"}", K_BAD, ACS_JRPC_INVALID_REQUEST, NULL, NULL },
+        { "{\"jsonrpc\":\"2.0\",\"id\":\"a\tb\",\"method\":\"ping\"}", K_BAD, ACS_JRPC_INVALID_REQUEST, NULL, NULL },
         { "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}", K_BAD, ACS_JRPC_INVALID_REQUEST, NULL, NULL },
         { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":3}", K_BAD,
           ACS_JRPC_INVALID_REQUEST, "1", NULL },
