@@ -117,8 +117,12 @@ int acs_protect_mark(acs_changes *c, int host_fd, char *const *globs, const acs_
                      acs_error *err)
 {
         acs_protect_out o = {};
-        int r = acs_protect_host(c, host_fd, globs, guards, &o, err);
+        int r;
 
+        /* every run ends here: a run that changed nothing has nothing to mark */
+        if (acs_changes_count(c) == 0)
+                return 0;
+        r = acs_protect_host(c, host_fd, globs, guards, &o, err);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < c->n_added; i++)
