@@ -196,8 +196,59 @@ static int cover_sockets(int dfd, char *path, size_t len, int depth, unsigned *c
         }
 }
 
+static uint64_t mount_id(int fd)
+{
+        struct statx stx;
+        if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0 || !(stx.stx_mask & STATX_MNT_ID))
+                return 0;
+        return stx.stx_mnt_id;
+}
+
+/*
+ * A read-only directory from its parent's shared overlay (plan.h:
+ * acs_plan_ro_layers), when that shows exactly what src_fd is: the entry of
+ * the parent named like src is src's own directory (not a symlink to it,
+ * not another one) and lies on the parent's mount (no mount on it, which an
+ * overlay layer would not show). The layer is mounted at W/l<k> on first
+ * use; it fails where mounts lie below the parent (the kernel refuses to
+ * clone a layer with locked mounts under it). Returns 1 when bound, 0 when
+ * the bind needs an overlay of its own.
+ */
+static int layer_bind(const acs_bind *b, int src_fd, const struct stat *st, int parent_fd, signed char *state,
+                      const char *target, acs_error *err)
+{
+        char layer[32], path[PATH_MAX];
+        const char *name = strrchr(b->src, '/') + 1;
+        struct stat pst;
+        if (parent_fd < 0 || *state < 0 || fstatat(parent_fd, name, &pst, AT_SYMLINK_NOFOLLOW) < 0 ||
+            !S_ISDIR(pst.st_mode) || pst.st_dev != st->st_dev || pst.st_ino != st->st_ino ||
+            mount_id(src_fd) == 0 || mount_id(src_fd) != mount_id(parent_fd))
+                return 0;
+        snprintf(layer, sizeof layer, W "/l%d", b->layer);
+        if (*state == 0) {
+                char opts[96];
+                snprintf(opts, sizeof opts, "lowerdir=/proc/self/fd/%d:" W "/empty,userxattr", parent_fd);
+                if (mkdir(layer, 0755) < 0 ||
+                    mount("overlay", layer, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, opts) < 0) {
+                        *state = -1;
+                        return 0;
+                }
+                *state = 1;
+        }
+        int n = snprintf(path, sizeof path, "%s/%s", layer, name);
+        if (n < 0 || (size_t)n >= sizeof path)
+                return 0;
+        if (mount(path, target, NULL, MS_BIND, NULL) < 0)
+                return acs_error_errno(err, -errno, "mount", "showing %s read-only (through overlayfs)", b->dest);
+        int r = set_attr(target, false, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+        if (r < 0)
+                return acs_error_errno(err, r, "mount", "making %s read-only", b->dest);
+        return 1;
+}
+
 /* Bind one entry of the plan at target (N + dest). */
-static int mount_bind(const acs_bind *b, int src_fd, char *target, acs_error *err)
+static int mount_bind(const acs_bind *b, int src_fd, int parent_fd, signed char *layer_state, char *target,
+                      acs_error *err)
 {
         struct stat st;
         if (fstat(src_fd, &st) < 0)
@@ -206,8 +257,10 @@ static int mount_bind(const acs_bind *b, int src_fd, char *target, acs_error *er
         if (!b->socket && S_ISSOCK(st.st_mode))
                 return acs_error_set(err, -EPERM, "mount", "'%s' is a unix socket (a host service): a profile must "
                                      "name it in [filesystem] sockets", b->src);
-        if (S_ISDIR(st.st_mode) && b->readonly)
-                return overlay_ro(src_fd, target, b->dest, err);
+        if (S_ISDIR(st.st_mode) && b->readonly) {
+                int r = b->layer >= 0 ? layer_bind(b, src_fd, &st, parent_fd, layer_state, target, err) : 0;
+                return r != 0 ? (r < 0 ? r : 0) : overlay_ro(src_fd, target, b->dest, err);
+        }
         int r = bind_fd(src_fd, target, b->readonly, err, b->dest);
         if (r < 0 || !S_ISDIR(st.st_mode))
                 return r;
@@ -380,20 +433,22 @@ static int mask_proc(acs_error *err)
                                              "sched_debug", "latency_stats", "kcore" };
         static const char *const dirs[] = { "acpi", "asound", "scsi" };
         char path[64];
-        struct stat st;
         int r;
 
+        /* what this kernel's procfs lacks needs no mask (one mount call each,
+         * no stat before it: these run on every start) */
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
                 snprintf(path, sizeof path, N "/proc/%s", files[i]);
-                if (lstat(path, &st) == 0 && (r = bind_path(N "/dev/null", path, err)) < 0)
-                        return r;
+                if (mount(N "/dev/null", path, NULL, MS_BIND, NULL) < 0 && errno != ENOENT)
+                        return acs_error_errno(err, -errno, "mount", "masking /proc/%s", files[i]);
         }
         for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
                 snprintf(path, sizeof path, N "/proc/%s", dirs[i]);
-                if (lstat(path, &st) < 0)
-                        continue;
-                if ((r = bind_path(W "/empty", path, err)) < 0)
-                        return r;
+                if (mount(W "/empty", path, NULL, MS_BIND, NULL) < 0) {
+                        if (errno == ENOENT)
+                                continue;
+                        return acs_error_errno(err, -errno, "mount", "masking /proc/%s", dirs[i]);
+                }
                 if ((r = set_attr(path, false, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) < 0)
                         return acs_error_errno(err, r, "mount", "masking /proc/%s", dirs[i]);
         }
@@ -424,6 +479,9 @@ int acs_mounts_open(const acs_sandbox_cfg *cfg, int *fds, int *ret_ws_fd, acs_er
                 if (fds[i] < 0 && !(errno == ENOENT && cfg->binds[i].optional))
                         return acs_error_errno(err, -errno, "mount", "cannot open '%s' to bind it", cfg->binds[i].src);
         }
+        /* a layer's parent that cannot be opened: its binds get an overlay each */
+        for (size_t k = 0; k < cfg->n_ro_layers; k++)
+                fds[cfg->n_binds + k] = open(cfg->ro_layers[k], O_PATH | O_DIRECTORY | O_CLOEXEC);
         *ret_ws_fd = -1;
         if (cfg->workspace && cfg->ws_tree_fd < 0 && (*ret_ws_fd = open(cfg->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
                 return acs_error_errno(err, -errno, "workspace", "cannot open the workspace '%s'", cfg->workspace);
@@ -485,7 +543,7 @@ static int op_tmpfs(size_t i, const char *dest, acs_error *err)
 }
 
 /* after the workspace, so a bind below /workspace lands on the overlay */
-static int op_bind(const acs_bind *b, int src_fd, acs_error *err)
+static int op_bind(const acs_bind *b, int src_fd, int parent_fd, signed char *layer_state, acs_error *err)
 {
         char target[PATH_MAX];
         int r;
@@ -493,7 +551,7 @@ static int op_bind(const acs_bind *b, int src_fd, acs_error *err)
                 return 0; /* optional and absent on this host */
         if ((r = make_target(b->dest, b->is_dir, target, sizeof target)) < 0)
                 return acs_error_errno(err, r, "mount", "creating mount point %s", b->dest);
-        return mount_bind(b, src_fd, target, err);
+        return mount_bind(b, src_fd, parent_fd, layer_state, target, err);
 }
 
 static int op_script(const acs_sandbox_cfg *cfg, acs_error *err)
@@ -575,6 +633,8 @@ int acs_mounts_build(const acs_sandbox_cfg *cfg, const acs_mount_op *ops, size_t
                      int ws_fd, int *ret_upper_fd, int *ret_lower_fd, const void *init_blob, size_t init_len,
                      int *ret_init_fd, acs_error *err)
 {
+        /* per shared layer: 0 not mounted yet, 1 mounted, -1 unusable */
+        signed char layer_state[ACS_MAX_RO_LAYERS] = { 0 };
         *ret_upper_fd = *ret_lower_fd = -1;
         for (size_t i = 0; i < n_ops; i++) {
                 const acs_mount_op *op = &ops[i];
@@ -588,7 +648,13 @@ int acs_mounts_build(const acs_sandbox_cfg *cfg, const acs_mount_op *ops, size_t
                 case ACS_MOP_DEV: r = build_dev(err); break;
                 case ACS_MOP_TMPFS: r = op_tmpfs(op->index, op->dest, err); break;
                 case ACS_MOP_WORKSPACE: r = build_workspace(cfg, ws_fd, ret_upper_fd, ret_lower_fd, err); break;
-                case ACS_MOP_BIND: r = op_bind(&cfg->binds[op->index], src_fds[op->index], err); break;
+                case ACS_MOP_BIND: {
+                        const acs_bind *b = &cfg->binds[op->index];
+                        bool shared = b->layer >= 0 && (size_t)b->layer < cfg->n_ro_layers;
+                        r = op_bind(b, src_fds[op->index], shared ? src_fds[cfg->n_binds + b->layer] : -1,
+                                    shared ? &layer_state[b->layer] : NULL, err);
+                        break;
+                }
                 case ACS_MOP_USR_LINKS: usr_links(); break;
                 case ACS_MOP_SCRIPT: r = op_script(cfg, err); break;
                 case ACS_MOP_PROC: r = op_proc(err); break;

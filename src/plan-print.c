@@ -49,10 +49,13 @@ static void describe_op(const acs_sandbox_cfg *cfg, const acs_mount_op *op, cons
         case ACS_MOP_BIND: {
                 const acs_bind *b = &cfg->binds[op->index];
                 const char *how = b->socket ? "socket bind (rw)"
+                                : b->is_dir && b->readonly && b->layer >= 0 ? "from the shared read-only overlay of "
                                 : b->is_dir && b->readonly ? "read-only overlay (host sockets unreachable)"
                                 : b->is_dir ? "rw bind, host sockets covered"
                                 : b->readonly ? "ro bind" : "rw bind";
-                snprintf(buf, len, "%s <- %s: %s%s", b->dest, b->src, how, b->optional ? " (optional)" : "");
+                const char *layer = b->layer >= 0 && (size_t)b->layer < cfg->n_ro_layers ? cfg->ro_layers[b->layer] : "";
+                snprintf(buf, len, "%s <- %s: %s%s%s%s", b->dest, b->src, how, layer,
+                         *layer ? " (host sockets unreachable)" : "", b->optional ? " (optional)" : "");
                 break;
         }
         case ACS_MOP_USR_LINKS: snprintf(buf, len, "/bin /sbin /lib* links as on the host"); break;

@@ -5,6 +5,7 @@
  * by plan-facts.c, so the plan a run applies and the one `--dry-run` prints
  * are one computation, and tests/unit/test-plan.c pins it with golden files.
  */
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -29,6 +30,7 @@ void acs_plan_done(acs_plan *p)
                 free(p->binds[i].dest);
         }
         free(p->binds);
+        acs_strv_free(p->ro_layers);
         free(p->file_data);
         free(p->file_name);
         free(p->venv_python);
@@ -77,7 +79,8 @@ static int add_bind(acs_plan *p, const acs_host_facts *facts, const char *src, c
                 return -ENOMEM;
         p->binds = nb;
         nb[p->n_binds] = (acs_bind){ .src = strdup(src), .dest = strdup(dest), .readonly = ro,
-                                     .is_dir = S_ISDIR(st->mode), .optional = optional, .socket = socket };
+                                     .is_dir = S_ISDIR(st->mode), .optional = optional, .socket = socket,
+                                     .layer = -1 };
         p->n_binds++;
         if (!nb[p->n_binds - 1].src || !nb[p->n_binds - 1].dest)
                 return -ENOMEM;
@@ -471,8 +474,12 @@ int acs_plan_build(const acs_run_request *req, const acs_host_facts *facts, cons
         c->argv = p->argv;
         c->envp = p->envp;
         c->tmpfs = p->tmpfs;
+        if ((r = acs_plan_ro_layers(p->binds, p->n_binds, &p->ro_layers)) < 0)
+                return r;
         c->binds = p->binds;
         c->n_binds = p->n_binds;
+        c->ro_layers = p->ro_layers;
+        c->n_ro_layers = acs_strv_length(p->ro_layers);
         c->file_name = p->file_name;
         c->file_data = p->file_data;
         c->file_len = p->file_len;
@@ -481,6 +488,60 @@ int acs_plan_build(const acs_run_request *req, const acs_host_facts *facts, cons
         c->scan_module_fd = scan_fds[1];
         c->verbose = o && o->verbose > 0;
         c->trace_fd = -1;
+        return 0;
+}
+
+/* ---- shared read-only layers -------------------------------------------- */
+
+/* The parent of a clean absolute path other than /, or false. */
+static bool parent_of(const char *src, char *buf, size_t len)
+{
+        const char *slash = strrchr(src, '/');
+        if (!acs_path_is_clean_abs(src) || !slash || slash == src || (size_t)(slash - src) >= len)
+                return false;
+        memcpy(buf, src, (size_t)(slash - src));
+        buf[slash - src] = '\0';
+        return true;
+}
+
+/* the profile's read-only directories (the only optional binds): system
+ * paths, whose names are no secret -- a bind from a layer shows its name
+ * below the parent in /proc/self/mountinfo, and a command line's --ro-bind
+ * must not show even that of its host path */
+static bool layer_candidate(const acs_bind *b)
+{
+        return b->readonly && b->is_dir && !b->socket && b->optional;
+}
+
+int acs_plan_ro_layers(acs_bind *binds, size_t n, char ***ret)
+{
+        char a[PATH_MAX], b[PATH_MAX];
+        size_t n_layers = 0;
+        *ret = NULL;
+        for (size_t i = 0; i < n; i++)
+                binds[i].layer = -1;
+        for (size_t i = 0; i < n && n_layers < ACS_MAX_RO_LAYERS; i++) {
+                if (binds[i].layer >= 0 || !layer_candidate(&binds[i]) || !parent_of(binds[i].src, a, sizeof a))
+                        continue;
+                /* a second candidate in the same parent, not the same source twice */
+                bool shared = false;
+                for (size_t j = i + 1; j < n; j++)
+                        if (layer_candidate(&binds[j]) && parent_of(binds[j].src, b, sizeof b) && strcmp(a, b) == 0 &&
+                            strcmp(binds[i].src, binds[j].src) != 0)
+                                shared = true;
+                if (!shared)
+                        continue;
+                int r = acs_strv_push(ret, a);
+                if (r < 0) {
+                        acs_strv_free(*ret);
+                        *ret = NULL;
+                        return r;
+                }
+                for (size_t j = i; j < n; j++)
+                        if (layer_candidate(&binds[j]) && parent_of(binds[j].src, b, sizeof b) && strcmp(a, b) == 0)
+                                binds[j].layer = (int)n_layers;
+                n_layers++;
+        }
         return 0;
 }
 

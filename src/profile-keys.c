@@ -154,7 +154,10 @@ const acs_profile_key acs_profile_key_table[] = {
         { "filesystem", "ro_bind", ACS_KEY_PATHS, OFF(ro_bind), .def = "/usr /etc/ssl",
           .doc = "Host paths shown read-only at the same place; one missing on the host "
                  "is skipped. The launcher adds the /bin, /lib, /lib64 and /sbin symlinks "
-                 "into /usr of a merged-/usr system itself." },
+                 "into /usr of a merged-/usr system itself. Directories named here that share "
+                 "a parent (/etc/ssl and /etc/alternatives) are shown from one overlay of that "
+                 "parent, which costs less when the sandbox ends; their names, not their "
+                 "parent's other entries, then appear in /proc/self/mountinfo." },
         { "filesystem", "sockets", ACS_KEY_PATHS, OFF(sockets), .def = "",
           .doc = "Host unix sockets the program may connect to (a D-Bus, X11 or ssh-agent "
                  "socket), each bound at the same path. No other host socket is reachable "

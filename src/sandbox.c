@@ -727,7 +727,7 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
                 flags |= CLONE_VM | CLONE_VFORK;
         /* the mount table and the source fds' array: the child allocates nothing */
         _cleanup_free_ acs_mount_op *ops = calloc(acs_mount_ops_max(cfg), sizeof *ops);
-        _cleanup_free_ int *src_fds = calloc(cfg->n_binds + 1, sizeof *src_fds);
+        _cleanup_free_ int *src_fds = calloc(cfg->n_binds + cfg->n_ro_layers + 1, sizeof *src_fds);
         if (!ops || !src_fds) {
                 r = acs_error_set(err, -ENOMEM, "clone", "out of memory");
                 goto fail_sock;

@@ -21,6 +21,7 @@ typedef struct acs_bind {
         bool is_dir;
         bool optional;    /* a profile path this host may lack */
         bool socket;      /* a host unix socket the profile allows ([filesystem] sockets) */
+        int layer;        /* read-only dir shown from the shared overlay cfg->ro_layers[layer], or -1 */
 } acs_bind;
 
 /* Everything the child needs, computed before clone (the plan). */
@@ -32,6 +33,8 @@ typedef struct acs_sandbox_cfg {
         acs_net_mode net;
         acs_bind *binds;
         size_t n_binds;
+        char **ro_layers;       /* host dirs holding several read-only binds: one overlay each */
+        size_t n_ro_layers;
         char **tmpfs;           /* inside paths backed by the bounded scratch tmpfs */
         acs_ws_mode ws_mode;
         const char *workspace;  /* host workspace dir, or NULL for an empty one */
@@ -107,8 +110,9 @@ int acs_idmapped_tree(const char *path, uid_t uid, gid_t gid);
 void acs_trace(const acs_sandbox_cfg *cfg, const char *step);
 /* mounts.c: the root from nothing; returns fds on the overlay's upper and lower dirs */
 /* Sources are opened first (before any identity change or overmount): src_fds[i] for
- * binds[i] (-1: optional and missing; the array is the caller's, n_binds long),
- * ws_fd for the workspace (-1: empty). */
+ * binds[i] (-1: optional and missing), then src_fds[n_binds + k] for ro_layers[k]
+ * (-1: not usable, its binds get an overlay each); the array is the caller's,
+ * n_binds + n_ro_layers long. ws_fd for the workspace (-1: empty). */
 int acs_mounts_open(const acs_sandbox_cfg *cfg, int *src_fds, int *ret_ws_fd, acs_error *err);
 /* Apply the mount table (plan.h: acs_mount_ops) in its order. */
 struct acs_mount_op;

@@ -66,6 +66,45 @@ expect_not_field nested CONNECTED "workspace = readonly: nor one in a subdirecto
 run_acs --profile unsafe-python -w "$TMP/svc" -- "$TMP/conn.py" top /workspace/daemon.sock
 expect_not_field top CONNECTED "workspace = overlay: a host socket is not reachable"
 
+# the profile's sibling read-only dirs share one overlay of their parent
+# (plan.h: acs_plan_ro_layers): no socket inside either is reachable, and a
+# sibling that is a symlink shows its target, not the layer's entry
+mkdir -p "$TMP/svc/other/deeper" "$TMP/elsewhere"
+echo other-file >"$TMP/svc/other/f"
+echo elsewhere-file >"$TMP/elsewhere/f"
+ln -s "$TMP/elsewhere" "$TMP/svc/link"
+chmod -R a+rX "$TMP/svc" "$TMP/elsewhere"
+printf '[profile]\ninherit = unsafe-python\n[filesystem]\nro_bind += %s %s %s\n' \
+        "$TMP/svc/sub" "$TMP/svc/other" "$TMP/svc/link" >"$TMP/layer.ini"
+chmod 0644 "$TMP/layer.ini"
+cat >"$TMP/layer.py" <<'PYEOF'
+import errno, os, socket, sys
+d = sys.argv[1]
+c = socket.socket(socket.AF_UNIX)
+try:
+    c.connect(d + "/sub/agent.sock")
+    print("nested=CONNECTED")
+except OSError as e:
+    print("nested=%s" % errno.errorcode.get(e.errno, e.errno))
+devs = {}
+for line in open("/proc/self/mountinfo"):
+    f = line.split()
+    devs[f[4]] = f[2]
+print("shared=%s" % ("yes" if devs.get(d + "/sub") == devs.get(d + "/other") else "no"))
+print("other=%s" % open(d + "/other/f").read().strip())
+print("link=%s" % open(d + "/link/f").read().strip())
+print("parent=%s" % ("seen" if os.path.exists(d + "/daemon.sock") else "hidden"))
+print("END")
+PYEOF
+chmod 0644 "$TMP/layer.py"
+run_acs --profile "$TMP/layer.ini" -- "$TMP/layer.py" "$TMP/svc"
+reached "shared read-only layer"
+expect_field shared yes "profile's sibling read-only dirs: shown from one shared overlay"
+expect_not_field nested CONNECTED "shared read-only layer: a host socket is not reachable"
+expect_field other other-file "shared read-only layer: each dir shows its own files"
+expect_field link elsewhere-file "shared read-only layer: a sibling that is a symlink shows its target"
+expect_field parent hidden "shared read-only layer: the parent's other entries are not shown"
+
 # a socket as the bind source itself: refused unless the profile names it
 run_acs --profile unsafe-python --ro-bind "$TMP/svc/daemon.sock" /d.sock -- "$TMP/conn.py" file /d.sock
 is "$RC" 125 "binding a host socket as a file is refused (exit 125)"

@@ -304,10 +304,81 @@ static void test_order(void)
         }
 }
 
+/* acs_plan_ro_layers: which read-only binds share their parent's overlay */
+static void test_ro_layers(void)
+{
+        static const struct {
+                const char *name;
+                const char *src[6];
+                int ro[6], dir[6], sock[6];
+                int layer[6];
+                const char *parents[3];
+        } layer_cases[] = {
+                { "two siblings share their parent", { "/etc/ssl", "/etc/alternatives" }, { 1, 1 }, { 1, 1 }, { 0, 0 },
+                  { 0, 0 }, { "/etc" } },
+                { "a lone bind keeps its own overlay", { "/usr", "/etc/ssl" }, { 1, 1 }, { 1, 1 }, { 0, 0 }, { -1, -1 }, { 0 } },
+                { "nothing at / (the host root always has mounts below it)", { "/usr", "/opt" }, { 1, 1 }, { 1, 1 }, { 0, 0 },
+                  { -1, -1 }, { 0 } },
+                { "a read-write sibling does not count", { "/srv/a", "/srv/b" }, { 1, 0 }, { 1, 1 }, { 0, 0 }, { -1, -1 }, { 0 } },
+                { "a file sibling does not count", { "/etc/ssl", "/etc/ld.so.cache" }, { 1, 1 }, { 1, 0 }, { 0, 0 },
+                  { -1, -1 }, { 0 } },
+                { "a socket is never from a layer", { "/run/a", "/run/b.sock" }, { 1, 1 }, { 1, 1 }, { 0, 1 }, { -1, -1 }, { 0 } },
+                { "the same source twice is not a pair", { "/etc/ssl", "/etc/ssl" }, { 1, 1 }, { 1, 1 }, { 0, 0 },
+                  { -1, -1 }, { 0 } },
+                { "a relative or unclean source is never grouped", { "etc/a", "etc/b", "/x/../y/a", "/x/../y/b" },
+                  { 1, 1, 1, 1 }, { 1, 1, 1, 1 }, { 0 }, { -1, -1, -1, -1 }, { 0 } },
+                { "two parents, two layers, in the binds' order",
+                  { "/usr/share/a", "/etc/ssl", "/usr/share/b", "/etc/fonts", "/usr" },
+                  { 1, 1, 1, 1, 1 }, { 1, 1, 1, 1, 1 }, { 0 }, { 0, 1, 0, 1, -1 }, { "/usr/share", "/etc" } },
+        };
+        for (size_t c = 0; c < ELEMENTSOF(layer_cases); c++) {
+                acs_bind b[6] = { 0 };
+                size_t n = 0;
+                for (; n < 6 && layer_cases[c].src[n]; n++)
+                        b[n] = (acs_bind){ .src = (char *)layer_cases[c].src[n], .readonly = layer_cases[c].ro[n],
+                                           .is_dir = layer_cases[c].dir[n], .socket = layer_cases[c].sock[n],
+                                           .optional = true, .layer = 7 };
+                char **layers = NULL;
+                ok(acs_plan_ro_layers(b, n, &layers) == 0, "%s: plans", layer_cases[c].name);
+                bool same = true;
+                for (size_t i = 0; i < n; i++)
+                        same = same && b[i].layer == layer_cases[c].layer[i];
+                ok(same, "%s: each bind's layer", layer_cases[c].name);
+                size_t np = 0;
+                while (np < 3 && layer_cases[c].parents[np])
+                        np++;
+                bool parents = acs_strv_length(layers) == np;
+                for (size_t i = 0; parents && i < np; i++)
+                        parents = strcmp(layers[i], layer_cases[c].parents[i]) == 0;
+                ok(parents, "%s: the layers' parents", layer_cases[c].name);
+                acs_strv_free(layers);
+        }
+        /* a command line's --ro-bind (not optional): its own overlay, so that not
+         * even its name shows in mountinfo */
+        acs_bind cl[2] = { { .src = (char *)"/home/u/secret-a", .readonly = true, .is_dir = true },
+                           { .src = (char *)"/home/u/secret-b", .readonly = true, .is_dir = true } };
+        char **none = NULL;
+        ok(acs_plan_ro_layers(cl, 2, &none) == 0 && !none && cl[0].layer == -1 && cl[1].layer == -1,
+           "a command line's --ro-bind keeps its own overlay");
+        /* at most ACS_MAX_RO_LAYERS: the rest keep an overlay each */
+        char srcs[2 * (ACS_MAX_RO_LAYERS + 2)][32];
+        acs_bind b[2 * (ACS_MAX_RO_LAYERS + 2)];
+        for (size_t i = 0; i < ELEMENTSOF(b); i++) {
+                snprintf(srcs[i], sizeof srcs[i], "/p%zu/%s", i / 2, i % 2 ? "b" : "a");
+                b[i] = (acs_bind){ .src = srcs[i], .readonly = true, .is_dir = true, .optional = true };
+        }
+        char **layers = NULL;
+        ok(acs_plan_ro_layers(b, ELEMENTSOF(b), &layers) == 0 && acs_strv_length(layers) == ACS_MAX_RO_LAYERS &&
+                   b[2 * ACS_MAX_RO_LAYERS - 1].layer == ACS_MAX_RO_LAYERS - 1 && b[2 * ACS_MAX_RO_LAYERS].layer == -1,
+           "at most %d shared layers; later pairs keep an overlay each", ACS_MAX_RO_LAYERS);
+        acs_strv_free(layers);
+}
+
 int main(void)
 {
         test_cases();
         test_order();
+        test_ro_layers();
         const char *srcdir = getenv("ACS_SRCDIR");
         static const char *const shipped[] = { "default", "pure-math", "data", "shell", "unsafe-python" };
         for (size_t i = 0; i < ELEMENTSOF(shipped); i++) {
