@@ -88,12 +88,12 @@ static void print_limit(FILE *out, const char *name, uint64_t v, const char *uni
 }
 
 /* The mount table, numbered; allocated here (never in a sandbox child). */
-static int print_mounts(FILE *out, const acs_plan *p, bool fast)
+static int print_mounts(FILE *out, const acs_plan *p, bool init_image)
 {
         _cleanup_free_ acs_mount_op *ops = calloc(acs_mount_ops_max(&p->cfg), sizeof *ops);
         if (!ops)
                 return -ENOMEM;
-        size_t n = acs_mount_ops(&p->cfg, fast, ops);
+        size_t n = acs_mount_ops(&p->cfg, init_image, ops);
         fprintf(out, "mounts (in order):\n");
         for (size_t i = 0; i < n; i++) {
                 char what[4096];
@@ -108,8 +108,10 @@ static void print_confinement(FILE *out, const acs_run_request *req, const acs_p
 {
         const acs_sandbox_cfg *c = &p->cfg;
         fprintf(out, "confinement (in order):\n");
-        fprintf(out, "  clone      %s\n", f->fast_clone ? "vfork-style, embedded pid 1 (acs-init)"
+        fprintf(out, "  clone      %s\n", f->fast_clone ? "vfork-style, own id maps"
                                                         : "fork-style, the launcher writes the id maps");
+        fprintf(out, "  pid 1      %s\n", f->init_image ? "the embedded acs-init (exec-only image, non-dumpable)"
+                                                        : "the clone itself, reaping");
         fprintf(out, "  namespaces user mount pid ipc uts cgroup net\n");
         fprintf(out, "  identity   %s\n", f->euid_root ? "an ordinary host uid: the workspace's owner, else nobody"
                                                        : "the launcher's uid, mapped to itself");
@@ -161,7 +163,7 @@ int acs_plan_print(FILE *out, const acs_run_request *req, const acs_plan *p, con
         print_limit(out, "max_tokens", p->max_tokens, "");
         fprintf(out, "  %-12s %s\n", "enforced", c->rl_as || c->rl_nproc || c->rl_cpu
                 ? "rlimits, and the run's cgroup where it can be created" : "rlimits");
-        int r = print_mounts(out, p, f->fast_clone);
+        int r = print_mounts(out, p, f->init_image);
         if (r < 0)
                 return r;
         print_confinement(out, req, p, f);
@@ -195,7 +197,7 @@ char *acs_plan_to_json(const acs_run_request *req, const acs_plan *p, const acs_
         json_object_object_add(lim, "open_files", json_object_new_int64((int64_t)c->rl_nofile));
         json_object_object_add(lim, "max_tokens", json_object_new_int64((int64_t)p->max_tokens));
         json_object_object_add(o, "limits", lim);
-        size_t n = acs_mount_ops(c, f->fast_clone, ops);
+        size_t n = acs_mount_ops(c, f->init_image, ops);
         for (size_t i = 0; i < n; i++) {
                 char what[4096];
                 const char *name;
@@ -209,6 +211,7 @@ char *acs_plan_to_json(const acs_run_request *req, const acs_plan *p, const acs_
         json_object_object_add(o, "net", json_object_new_string(acs_net_mode_to_string(c->net)));
         json_object_object_add(o, "landlock_abi", json_object_new_int(f->landlock_abi));
         json_object_object_add(o, "fast_clone", json_object_new_boolean(f->fast_clone));
+        json_object_object_add(o, "init_image", json_object_new_boolean(f->init_image));
         json_object_object_add(o, "seccomp_deny", strv_json(c->seccomp_deny, NULL));
         json_object_object_add(o, "memfd", json_object_new_string(acs_shm_bound_to_string(acs_plan_memfd(c, false))));
         json_object_object_add(o, "sysv",

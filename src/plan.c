@@ -560,7 +560,7 @@ size_t acs_mount_ops_max(const acs_sandbox_cfg *cfg)
  * after procfs; pid 1's image placed in W before W is detached with the old
  * root; / read-only last.
  */
-size_t acs_mount_ops(const acs_sandbox_cfg *cfg, bool fast, acs_mount_op *ops)
+size_t acs_mount_ops(const acs_sandbox_cfg *cfg, bool init_image, acs_mount_op *ops)
 {
         size_t n = 0, nt = acs_strv_length(cfg->tmpfs);
         ops[n++] = (acs_mount_op){ ACS_MOP_PRIVATE, 0, "/" };
@@ -580,7 +580,7 @@ size_t acs_mount_ops(const acs_sandbox_cfg *cfg, bool fast, acs_mount_op *ops)
                 ops[n++] = (acs_mount_op){ ACS_MOP_SCRIPT, 0, "/run/acs" };
         ops[n++] = (acs_mount_op){ ACS_MOP_PROC, 0, "/proc" };
         ops[n++] = (acs_mount_op){ ACS_MOP_MASK_PROC, 0, "/proc" };
-        if (fast)
+        if (init_image)
                 ops[n++] = (acs_mount_op){ ACS_MOP_INIT_BLOB, 0, NULL };
         ops[n++] = (acs_mount_op){ ACS_MOP_PIVOT, 0, "/" };
         ops[n++] = (acs_mount_op){ ACS_MOP_RO_ROOT, 0, "/" };

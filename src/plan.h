@@ -37,7 +37,8 @@ typedef struct acs_host_facts {
         uint64_t file_size;
         char *file_name;
         /* how the sandbox will be cloned, and the kernel's layers */
-        bool fast_clone;       /* vfork-style clone with the embedded pid 1 */
+        bool fast_clone;       /* vfork-style clone (the launcher's memory, own maps) */
+        bool init_image;       /* pid 1 execs the embedded acs-init */
         int landlock_abi;      /* 0: none */
 } acs_host_facts;
 
@@ -118,9 +119,9 @@ int acs_plan_ro_layers(acs_bind *binds, size_t n, char ***ret);
 
 /* The most operations a cfg can need (the size of the table to pass). */
 size_t acs_mount_ops_max(const acs_sandbox_cfg *cfg);
-/* The ordered mount table for cfg; fast: the vfork-style path (embedded pid 1).
+/* The ordered mount table for cfg; init_image: pid 1 execs the embedded acs-init.
  * Fills ops (acs_mount_ops_max entries) and returns how many. */
-size_t acs_mount_ops(const acs_sandbox_cfg *cfg, bool fast, acs_mount_op *ops);
+size_t acs_mount_ops(const acs_sandbox_cfg *cfg, bool init_image, acs_mount_op *ops);
 
 /* ---- what the sandbox gets besides mounts -------------------------------- */
 

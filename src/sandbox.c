@@ -157,7 +157,8 @@ typedef struct child_ctx {
         const acs_sandbox_cfg *cfg;
         int sync_fd;
         int parent_fd; /* the launcher's end, closed at once in the child */
-        bool fast;     /* vfork-style clone in the launcher's memory, then exec acs-init */
+        bool fast;     /* vfork-style clone in the launcher's memory */
+        bool exec_init; /* pid 1 becomes the embedded acs-init (both paths, where one is built in) */
         uid_t uid;
         gid_t gid;
         bool root_launcher;
@@ -427,9 +428,11 @@ static int write_maps(const char *who, uid_t uid, gid_t gid, bool root, char pat
 }
 
 /*
- * Fast path: become acs-init (src/init.c), which releases the launcher.
- * The sync socket is already inheritable (the one fd init keeps); init's
- * filter allows execveat, and the exec-only image comes up non-dumpable.
+ * Become acs-init (src/init.c), in both paths: one pid 1, a few KiB that
+ * only reap and report, instead of a copy of the launcher (and in the fast
+ * path the exec is what releases the launcher). The sync socket is already
+ * inheritable (the one fd init keeps); init's filter allows execveat, and
+ * the exec-only image comes up non-dumpable.
  */
 static _noreturn_ void exec_init(child_ctx *c, int init_fd, pid_t program)
 {
@@ -446,8 +449,9 @@ static _noreturn_ void exec_init(child_ctx *c, int init_fd, pid_t program)
 }
 
 /*
- * The fork-style path's pid 1: reap everything, report the program's wait
- * status and CPU time, exit (and the kernel ends the pid namespace).
+ * pid 1 where no acs-init is built in (not x86-64): reap everything, report
+ * the program's wait status and CPU time, exit (and the kernel ends the pid
+ * namespace). The same steps as src/init.c.
  */
 static _noreturn_ void reap_loop(child_ctx *c, pid_t program)
 {
@@ -477,12 +481,12 @@ static _noreturn_ void reap_loop(child_ctx *c, pid_t program)
 static _noreturn_ void init_finish(child_ctx *c, int init_fd, pid_t program)
 {
         close_all_except(0, (int[]){ c->sync_fd, init_fd }, 2);
-        if (c->fast && fcntl(c->sync_fd, F_SETFD, 0) < 0)
+        if (c->exec_init && fcntl(c->sync_fd, F_SETFD, 0) < 0)
                 _exit(125);
         if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &c->init_filter, 0, 0) < 0)
                 _exit(125);
         send_started(c->sync_fd);
-        if (c->fast)
+        if (c->exec_init)
                 exec_init(c, init_fd, program);
         reap_loop(c, program);
 }
@@ -563,7 +567,7 @@ static _noreturn_ void init_main(child_ctx *c)
         acs_trace(cfg, "uts, net");
         int upper_fd = -1, lower_fd = -1, init_fd = -1;
         if ((r = acs_mounts_build(cfg, c->mount_ops, c->n_mount_ops, c->src_fds, ws_fd, &upper_fd, &lower_fd,
-                                  c->fast ? init_blob : NULL, init_blob_len, &init_fd, err)) < 0)
+                                  c->exec_init ? init_blob : NULL, init_blob_len, &init_fd, err)) < 0)
                 goto fail;
         if (upper_fd >= 0) {
                 if ((r = send_fds(c->sync_fd, upper_fd, lower_fd)) < 0) {
@@ -617,6 +621,11 @@ static bool real_root(void)
         return sscanf(buf, "%u %u %u", &a, &b, &len) == 3 && a == 0 && b == 0 && len == 4294967295u;
 }
 
+bool acs_sandbox_init_image(void)
+{
+        return init_blob != NULL;
+}
+
 bool acs_sandbox_fast_clone(void)
 {
         return !real_root() && init_blob != NULL && !getenv("ACS_NO_FAST_CLONE") && !ACS_ASAN;
@@ -656,7 +665,7 @@ static int prepare_layers(child_ctx *c, bool root, acs_filter_prog *ret_filter, 
         if (r < 0)
                 return r;
         c->filter = *ret_filter;
-        acs_filter_init_prog(c->fast, &c->init_filter);
+        acs_filter_init_prog(c->exec_init, &c->init_filter);
         /* no Landlock in this kernel (ENOSYS) or switched off (EOPNOTSUPP): the other layers */
         r = acs_landlock_abi();
         c->landlock_abi = sb->landlock_abi = r > 0 ? r : 0;
@@ -733,7 +742,8 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
                 goto fail_sock;
         }
         c.mount_ops = ops;
-        c.n_mount_ops = acs_mount_ops(cfg, c.fast, ops);
+        c.exec_init = acs_sandbox_init_image();
+        c.n_mount_ops = acs_mount_ops(cfg, c.exec_init, ops);
         c.src_fds = src_fds;
         if ((r = prepare_layers(&c, root, &filter, ret, err)) < 0)
                 goto fail_sock;

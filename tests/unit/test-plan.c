@@ -49,7 +49,7 @@ static void fact(acs_host_facts *f, const char *path)
 /* What plan-facts.c gathers, from the tables above instead of this host. */
 static void facts_for(const acs_run_request *req, acs_host_facts *f)
 {
-        *f = (acs_host_facts){ .environ = fixed_environ, .fast_clone = true, .landlock_abi = 6 };
+        *f = (acs_host_facts){ .environ = fixed_environ, .fast_clone = true, .init_image = true, .landlock_abi = 6 };
         char **const lists[] = { req->profile->ro_bind, req->profile->sockets };
         for (size_t l = 0; l < 2; l++)
                 for (char **p = lists[l]; p && *p; p++)
@@ -277,7 +277,7 @@ static size_t index_of(const acs_mount_op *ops, size_t n, acs_mount_op_kind k)
 
 static void test_order(void)
 {
-        for (int fast = 0; fast <= 1; fast++) {
+        for (int fast = 0; fast <= 1; fast++) { /* fast: pid 1 execs acs-init */
                 acs_bind binds[] = { { .src = "/usr", .dest = "/usr", .readonly = true, .is_dir = true },
                                      { .src = "/d", .dest = "/workspace/d", .is_dir = true },
                                      { .src = "/s", .dest = "/s", .socket = true } };
@@ -297,7 +297,7 @@ static void test_order(void)
                        pivot = index_of(ops, n, ACS_MOP_PIVOT), init = index_of(ops, n, ACS_MOP_INIT_BLOB);
                 ok(proc < mask && mask < pivot, "fast=%d: procfs, then its masks, before pivot_root", fast);
                 ok(fast ? init < pivot : init == (size_t)-1, "fast=%d: pid 1's image in scratch before the detach %s",
-                   fast, fast ? "" : "(none in the fork-style path)");
+                   fast, fast ? "" : "(none without an embedded acs-init)");
                 ok(ops[n - 1].kind == ACS_MOP_RO_ROOT && ops[n - 2].kind == ACS_MOP_PIVOT,
                    "fast=%d: / read-only last, right after pivot_root", fast);
                 ok(index_of(ops, n, ACS_MOP_SCRIPT) < proc, "fast=%d: the script placed before /proc", fast);
