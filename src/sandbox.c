@@ -172,7 +172,9 @@ typedef struct child_ctx {
          * in the launcher's memory and must not allocate */
         const acs_mount_op *mount_ops; /* the plan's mount table (plan.c) */
         size_t n_mount_ops;
-        int *src_fds;                  /* one per cfg->binds[i] (-1: optional and absent) */
+        int *src_fds;                  /* per cfg->binds[i], then per ro layer (-1: none) */
+        int ws_fd;                     /* init's steps: the workspace source, */
+        int init_fd;                   /* and acs-init's image in scratch */
         acs_error err;
         void *stack; /* the child's stack, for ASan (child_trampoline) */
         size_t stack_size;
@@ -506,101 +508,162 @@ static int own_keyring(acs_error *err)
                                                : "cannot create the sandbox's session keyring");
 }
 
-static _noreturn_ void init_main(child_ctx *c)
-{
-        const acs_sandbox_cfg *cfg = c->cfg;
-        acs_error *err = &c->err;
-        char go;
-        int r;
+/*
+ * pid 1's steps, in order (nsjail's containProc is the model): each one
+ * returns >= 0 or fills c->err; a step that finds the launcher gone exits
+ * at once (nothing is listening for an error). The order is the security
+ * argument: maps and non-dumpable before anything else; sources opened
+ * while still the launcher's uid; the identity switch before the mounts;
+ * the program's confinement complete in init before the program exists.
+ */
 
-        /* Die with the launcher. A launcher gone before this point is seen
-         * below: the read of the go byte then returns EOF. */
+/* Die with the launcher. A launcher gone before this point is seen by the
+ * next step: the read of the go byte then returns EOF. */
+static int step_deathsig(child_ctx *c)
+{
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
                 _exit(125);
         close(c->parent_fd);
+        return 0;
+}
+
+static int step_maps(child_ctx *c)
+{
+        char go;
         if (c->fast) {
                 /* The launcher is suspended until we exec: write our own maps
                  * (one line, our own ids: all an unprivileged process may). */
                 char path[64];
-                if ((r = write_maps("self", c->uid, c->gid, false, path)) < 0) {
-                        acs_preflight_idmap_error(r, path, err);
-                        goto fail;
-                }
-        } else if (read(c->sync_fd, &go, 1) != 1 || go != ACS_SYNC_GO) {
-                /* wait until the launcher has written our uid/gid maps */
-                _exit(125);
+                int r = write_maps("self", c->uid, c->gid, false, path);
+                return r < 0 ? acs_preflight_idmap_error(r, path, &c->err) : 0;
         }
-        /* Init is a copy of the launcher: its memory still holds the
-         * launcher's argv and environment. Not dumpable, so the program
-         * cannot read /proc/1/environ or /proc/1/mem (the mm belongs to the
-         * launcher's user namespace, where the sandbox has no capability). */
+        /* wait until the launcher has written our uid/gid maps */
+        if (read(c->sync_fd, &go, 1) != 1 || go != ACS_SYNC_GO)
+                _exit(125);
+        return 0;
+}
+
+/* Init is a copy of the launcher until it execs acs-init: its memory holds
+ * the launcher's argv and environment. Not dumpable, so the program cannot
+ * read /proc/1/environ or /proc/1/mem (the mm belongs to the launcher's
+ * user namespace, where the sandbox has no capability). */
+static int step_not_dumpable(child_ctx *c)
+{
+        (void)c;
         if (prctl(PR_SET_DUMPABLE, 0) < 0)
                 _exit(125);
-        /* Open what we bind while we still are the launcher's uid: a
-         * root launcher's private directories stay reachable by fd. */
-        int ws_fd = -1;
-        if ((r = acs_mounts_open(cfg, c->src_fds, &ws_fd, err)) < 0)
-                goto fail;
-        acs_trace(cfg, c->fast ? "userns (vfork-style clone, own maps), sources opened"
-                               : "userns (fork-style clone, maps from the launcher), sources opened");
-        if (c->sysv == ACS_SHM_IPC_LIMITS && (r = limit_ipc(cfg->rl_as, err)) < 0)
-                goto fail;
-        if ((r = setup_identity(c, err)) < 0)
-                goto fail;
+        return 0;
+}
+
+/* Open what we bind while we still are the launcher's uid: a root
+ * launcher's private directories stay reachable by fd. */
+static int step_sources(child_ctx *c)
+{
+        int r = acs_mounts_open(c->cfg, c->src_fds, &c->ws_fd, &c->err);
+        if (r >= 0)
+                acs_trace(c->cfg, c->fast ? "userns (vfork-style clone, own maps), sources opened"
+                                          : "userns (fork-style clone, maps from the launcher), sources opened");
+        return r;
+}
+
+static int step_ipc_limits(child_ctx *c)
+{
+        return c->sysv == ACS_SHM_IPC_LIMITS ? limit_ipc(c->cfg->rl_as, &c->err) : 0;
+}
+
+static int step_identity(child_ctx *c)
+{
+        int r = setup_identity(c, &c->err);
+        if (r < 0 || !c->root_launcher)
+                return r;
         /* Changing credentials cleared the parent-death signal: set it again,
          * then make sure the launcher did not die in between (it never writes
          * after the go byte, so anything readable means it hung up). */
-        if (c->root_launcher) {
-                if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-                        _exit(125);
-                struct pollfd pfd = { .fd = c->sync_fd, .events = POLLIN };
-                if (poll(&pfd, 1, 0) != 0)
-                        _exit(125);
-        }
-        if (cfg->hostname && sethostname(cfg->hostname, strlen(cfg->hostname)) < 0) {
-                acs_preflight_uts_error(-errno, err);
-                goto fail;
-        }
-        if (cfg->net == ACS_NET_LOOPBACK && (r = acs_net_loopback_up(err)) < 0)
-                goto fail;
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                _exit(125);
+        struct pollfd pfd = { .fd = c->sync_fd, .events = POLLIN };
+        if (poll(&pfd, 1, 0) != 0)
+                _exit(125);
+        return 0;
+}
 
-        acs_trace(cfg, "uts, net");
-        int upper_fd = -1, lower_fd = -1, init_fd = -1;
-        if ((r = acs_mounts_build(cfg, c->mount_ops, c->n_mount_ops, c->src_fds, ws_fd, &upper_fd, &lower_fd,
-                                  c->exec_init ? init_blob : NULL, init_blob_len, &init_fd, err)) < 0)
-                goto fail;
-        if (upper_fd >= 0) {
-                if ((r = send_fds(c->sync_fd, upper_fd, lower_fd)) < 0) {
-                        acs_error_errno(err, r, "sync", "passing the workspace layers");
+static int step_uts_net(child_ctx *c)
+{
+        const acs_sandbox_cfg *cfg = c->cfg;
+        if (cfg->hostname && sethostname(cfg->hostname, strlen(cfg->hostname)) < 0)
+                return acs_preflight_uts_error(-errno, &c->err);
+        return cfg->net == ACS_NET_LOOPBACK ? acs_net_loopback_up(&c->err) : 0;
+}
+
+static int step_mounts(child_ctx *c)
+{
+        int upper_fd = -1, lower_fd = -1;
+        int r = acs_mounts_build(c->cfg, c->mount_ops, c->n_mount_ops, c->src_fds, c->ws_fd, &upper_fd, &lower_fd,
+                                 c->exec_init ? init_blob : NULL, init_blob_len, &c->init_fd, &c->err);
+        if (r < 0 || upper_fd < 0)
+                return r;
+        r = send_fds(c->sync_fd, upper_fd, lower_fd);
+        close(upper_fd);
+        close(lower_fd);
+        return r < 0 ? acs_error_errno(&c->err, r, "sync", "passing the workspace layers") : 0;
+}
+
+static int step_landlock(child_ctx *c)
+{
+        if (c->landlock_abi > 0 && (c->landlock_fd = acs_landlock_ruleset(c->cfg, c->landlock_abi, &c->err)) < 0)
+                return c->landlock_fd;
+        return 0;
+}
+
+/* From here on init is as confined as the program will be: every
+ * capability gone, no_new_privs, the program's seccomp filter. The program
+ * inherits all three through vfork, so no moment exists in which it runs
+ * while init holds more than it does. */
+static int step_confine(child_ctx *c)
+{
+        int r;
+        if ((r = own_keyring(&c->err)) < 0 || (r = acs_drop_privileges(&c->err)) < 0)
+                return r;
+        return acs_filter_load(&c->filter, &c->err);
+}
+
+static const struct {
+        int (*run)(child_ctx *c);
+        const char *trace; /* -v: the line after this step, or NULL */
+} init_steps[] = {
+        { step_deathsig, NULL },
+        { step_maps, NULL },
+        { step_not_dumpable, NULL },
+        { step_sources, NULL },
+        { step_ipc_limits, NULL },
+        { step_identity, NULL },
+        { step_uts_net, "uts, net" },
+        { step_mounts, "mounts: root built, pivoted, old root detached" },
+        { step_landlock, NULL },
+        { step_confine, "keyring, capabilities dropped, no_new_privs, seccomp" },
+};
+
+static _noreturn_ void init_main(child_ctx *c)
+{
+        c->ws_fd = c->init_fd = -1;
+        for (size_t i = 0; i < ELEMENTSOF(init_steps); i++) {
+                if (init_steps[i].run(c) < 0)
                         goto fail;
-                }
-                close(upper_fd);
-                close(lower_fd);
+                if (init_steps[i].trace)
+                        acs_trace(c->cfg, init_steps[i].trace);
         }
-
-        acs_trace(cfg, "mounts: root built, pivoted, old root detached");
-        if (c->landlock_abi > 0 && (c->landlock_fd = acs_landlock_ruleset(cfg, c->landlock_abi, err)) < 0)
-                goto fail;
-        /* From here on init is as confined as the program will be: every
-         * capability gone, no_new_privs, the program's seccomp filter. The
-         * program inherits all three through vfork, so no moment exists in
-         * which it runs while init holds more than it does. */
-        if ((r = own_keyring(err)) < 0 || (r = acs_drop_privileges(err)) < 0 ||
-            (r = acs_filter_load(&c->filter, err)) < 0)
-                goto fail;
-        acs_trace(cfg, "keyring, capabilities dropped, no_new_privs, seccomp");
         /* vfork: no page-table copy; init is suspended until the program execs */
         pid_t pid = ACS_VFORK();
         if (pid < 0) {
-                acs_error_errno(err, -errno, "fork", "cannot start the program");
+                acs_error_errno(&c->err, -errno, "fork", "cannot start the program");
                 goto fail;
         }
         if (pid == 0)
                 program_main(c);
-        init_finish(c, init_fd, pid);
+        init_finish(c, c->init_fd, pid);
 fail:
-        send_error(c->sync_fd, err);
-        _exit(err->exit_status ?: 125);
+        send_error(c->sync_fd, &c->err);
+        _exit(c->err.exit_status ?: 125);
 }
 
 /* ---- the launcher side ------------------------------------------------ */
