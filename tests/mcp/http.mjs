@@ -144,6 +144,32 @@ function registerSdk(sdk, Transport) {
       rmSync(tf.dir, { recursive: true, force: true });
     }
   });
+
+  // Whatever notifications a call sends (progress, once the server reports it),
+  // the HTTP transport delivers the same as stdio does: it routes them by progressToken.
+  test('notifications over http as over stdio', async (t) => {
+    const code = 'import time\nfor i in range(3):\n    print(i, flush=True)\n    time.sleep(0.4)\n';
+    const count = async (transport) => {
+      const client = new Client({ name: 'acs-http-progress', version: '1.0.0' });
+      await client.connect(transport);
+      let n = 0;
+      const r = await client.callTool({ name: 'execute_python', arguments: { code } }, undefined, {
+        onprogress: () => n++,
+      });
+      await client.close();
+      return { n, ok: /\b2\b/.test(r.content?.[0]?.text ?? '') };
+    };
+    const stdio = await count(new sdk.StdioClientTransport({ command: ACS, args: ['mcp'], env: { ...process.env }, stderr: 'inherit' }));
+    const srv = await HttpServer.start();
+    try {
+      if (!t.ok(srv.url, 'server starts', srv.stderr)) return;
+      const http = await count(new Transport(new URL(srv.url)));
+      t.ok(stdio.ok && http.ok, 'the call ran over both transports');
+      t.is(http.n, stdio.n, `progress notifications: ${stdio.n} over stdio, as many over HTTP`);
+    } finally {
+      await srv.stop();
+    }
+  });
 }
 
 function registerSecurity() {
