@@ -206,8 +206,12 @@ void http_session_read(http_server *srv, http_session *s)
 {
         for (;;) {
                 if (s->in_cap - s->in_len < 65536) {
+                        /* room for the longest line and one more read; never more */
+                        const size_t limit = HTTP_MAX_CHILD_LINE + 65536;
                         size_t cap = s->in_cap ? s->in_cap * 2 : 131072;
-                        char *p = cap <= HTTP_MAX_CHILD_LINE + 131072 ? realloc(s->in, cap) : NULL;
+                        if (cap > limit)
+                                cap = limit;
+                        char *p = s->in_cap < limit ? realloc(s->in, cap) : NULL;
                         if (!p) {
                                 http_session_end(srv, s, "a line from its server is too long");
                                 return;

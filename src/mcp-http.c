@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "cgroup.h"
 #include "mcp-http-int.h"
 #include "mcp-http.h"
 #include "mcp-policy.h"
@@ -500,6 +501,11 @@ int acs_mcp_http_main(const acs_options *o)
                 acs_error_errno(&err, -errno, "setup", "mcp --http: signalfd");
                 goto out;
         }
+        /* In a delegated cgroup (Delegate=yes), leave it to the runs' cgroups
+         * before forking any session, as the stdio server does (see cgroup.h):
+         * with the front end still in it, no session could enable the
+         * controllers the runs' limits need. */
+        acs_cgroup_enter_leaf();
         serve(&srv);
         close(srv.lfd);
         srv.lfd = -1;
