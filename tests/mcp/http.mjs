@@ -4,7 +4,7 @@
 // requests that a conforming client would never send ("security").
 // Emits one TAP stream. Env: ACS_BUILDDIR, ACS_SRCDIR (as for the shell tests).
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdtempSync, rmSync, readdirSync, readlinkSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -332,6 +332,52 @@ function registerSecurity() {
       t.is((await srv.stop()).code, 0, 'server exits 0');
     }
   }, { timeout: 90000 });
+
+  test('fds and sessions', async (t) => {
+    const srv = await HttpServer.start();
+    const fds = (pid) => {
+      try {
+        return readdirSync(`/proc/${pid}/fd`).map((f) => {
+          try {
+            return readlinkSync(`/proc/${pid}/fd/${f}`);
+          } catch {
+            return '';
+          }
+        });
+      } catch {
+        return null;
+      }
+    };
+    try {
+      if (!t.ok(srv.url, 'server starts', srv.stderr)) return;
+      const before = fds(srv.proc.pid);
+      const hex = srv.port.toString(16).toUpperCase().padStart(4, '0');
+      const row = readFileSync('/proc/net/tcp', 'utf8').split('\n').map((l) => l.trim().split(/\s+/)).find((r) => r[1] === `0100007F:${hex}` && r[3] === '0A');
+      const listener = row ? `socket:[${row[9]}]` : '?';
+      t.ok(before.includes(listener), 'the listener is found among the server\'s fds', { listener, before });
+      // 16 sessions are the limit; the 17th is turned away
+      const sids = [];
+      for (let i = 0; i < 16; i++) sids.push((await initSession(srv.url)).sid);
+      t.ok(sids.every(Boolean), '16 sessions start');
+      const { r } = await initSession(srv.url);
+      t.is(r.status, 503, 'session 17: 503');
+      const kid = srv.children()[0];
+      const kfds = fds(kid) ?? [];
+      // fds 0 and 1 are its socket to the front end, 2 is our stderr pipe (a socket in node)
+      const extra = readdirSync(`/proc/${kid}/fd`).filter((f) => Number(f) > 2).map((f) => readlinkSync(`/proc/${kid}/fd/${f}`));
+      t.ok(kfds.length > 0 && !kfds.includes(listener) && !extra.some((f) => f.startsWith('socket:')),
+        'a session server holds neither the listener nor any other socket', kfds);
+      for (const sid of sids) await req(srv.url, { method: 'DELETE', headers: { 'mcp-session-id': sid } });
+      t.ok(await until(() => srv.children().length === 0, 15000), 'every session server exited after DELETE', srv.children());
+      const after = await until(() => {
+        const a = fds(srv.proc.pid);
+        return a && a.length === before.length ? a : null;
+      }, 5000);
+      t.ok(after, 'the server holds as many fds as before the sessions', { before, after: fds(srv.proc.pid) });
+    } finally {
+      t.is((await srv.stop()).code, 0, 'server exits 0');
+    }
+  });
 
   test('SIGTERM with a call running', async (t) => {
     const srv = await HttpServer.start(['--allow-profile', 'unsafe-python']);
