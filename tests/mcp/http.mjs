@@ -145,6 +145,31 @@ function registerSdk(sdk, Transport) {
     }
   });
 
+  // A long call's SSE stream is not silent: a comment every 15 s keeps proxies from cutting it.
+  test('sse keep-alive', async (t) => {
+    const srv = await HttpServer.start();
+    try {
+      if (!t.ok(srv.url, 'server starts', srv.stderr)) return;
+      const { sid } = await initSession(srv.url);
+      const r = await req(srv.url, {
+        headers: { ...JSON_HEADERS, 'mcp-session-id': sid },
+        body: {
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'execute_python', arguments: { code: 'import time\ntime.sleep(16.5)\nprint("slept")', timeout: 30 } },
+        },
+      });
+      t.is(r.headers['content-type'], 'text/event-stream', 'tools/call answered as an SSE stream');
+      const ping = r.text.indexOf(': keep-alive\n\n');
+      const answer = r.text.indexOf('event: message\ndata: {"jsonrpc":"2.0","id":7,');
+      t.ok(ping >= 0 && answer > ping, 'a keep-alive comment came before the answer', r.text.slice(0, 300));
+      t.ok(/slept/.test(r.text), 'and the answer came');
+    } finally {
+      await srv.stop();
+    }
+  }, { timeout: 60000 });
+
   // Whatever notifications a call sends (progress, once the server reports it),
   // the HTTP transport delivers the same as stdio does: it routes them by progressToken.
   test('notifications over http as over stdio', async (t) => {
