@@ -31,8 +31,8 @@
 /* A session child gets this long to exit after its socket closes, then SIGKILL. */
 #define HTTP_SESSION_GRACE_MS 5000
 
-typedef struct http_session {
-        struct http_session *next;
+typedef struct acs_http_session {
+        struct acs_http_session *next;
         char id[33];
         pid_t pid;       /* 0 once reaped */
         int fd;          /* our end of the child's stdin/stdout; -1 once closed */
@@ -42,15 +42,15 @@ typedef struct http_session {
         bool ended; /* DELETE, idle or shutdown: no longer found by id */
         uint64_t used_ms, kill_at_ms;
         int wstatus;
-} http_session;
+} acs_http_session;
 
 /* CLOSING: the last response is being written; LINGER: written, reading what the client still sends. */
-typedef enum { CONN_HEAD, CONN_BODY, CONN_WAIT, CONN_CLOSING, CONN_LINGER } http_conn_state;
+typedef enum { CONN_HEAD, CONN_BODY, CONN_WAIT, CONN_CLOSING, CONN_LINGER } acs_http_conn_state;
 
-typedef struct http_conn {
-        struct http_conn *next;
+typedef struct acs_http_conn {
+        struct acs_http_conn *next;
         int fd;
-        http_conn_state state;
+        acs_http_conn_state state;
         char *in;
         size_t in_len, in_cap, need; /* CONN_BODY: bytes of head and body */
         char *out;
@@ -58,55 +58,56 @@ typedef struct http_conn {
         uint64_t deadline_ms, write_ms, event_ms;
         bool close_after;
         /* CONN_WAIT: the request the session's answer goes to */
-        http_session *session;
+        acs_http_session *session;
         char *wait_key, *wait_id_json, *progress_key;
         bool sse, initialize;
-} http_conn;
+} acs_http_conn;
 
-typedef struct http_server {
+typedef struct acs_http_server {
         const acs_options *opts;
         int lfd, sfd;
         sigset_t oldmask;
         bool loopback, stop;
         char *token;
         size_t token_len;
-        http_conn *conns;
+        acs_http_conn *conns;
         unsigned n_conns;
-        http_session *sessions;
+        acs_http_session *sessions;
         unsigned n_sessions;
-} http_server;
+} acs_http_server;
 
-uint64_t http_now_ms(void);
+uint64_t acs_http_now_ms(void);
 
 /* mcp-http.c: responses on a connection */
-void http_conn_append(http_conn *c, const char *p, size_t n);
-void http_respond(http_server *srv, http_conn *c, int status, const char *extra_headers, const char *type,
-                  const char *body, size_t len);
+void acs_http_conn_append(acs_http_conn *c, const char *p, size_t n);
+void acs_http_respond(acs_http_server *srv, acs_http_conn *c, int status, const char *extra_headers,
+                      const char *type, const char *body, size_t len);
 /* The answer to the request c waits for arrived (one JSON-RPC line): send it and end the exchange. */
-void http_conn_answer(http_server *srv, http_conn *c, const char *line, size_t len);
+void acs_http_conn_answer(acs_http_server *srv, acs_http_conn *c, const char *line, size_t len);
 /* A notification or server request for c's SSE stream. */
-void http_conn_event(http_conn *c, const char *line, size_t len);
+void acs_http_conn_event(acs_http_conn *c, const char *line, size_t len);
 
-void http_conn_ping(http_conn *c);
+void acs_http_conn_ping(acs_http_conn *c);
 /* The exchange on c is over: the next request may follow (or the connection closes). */
-void http_conn_exchange_done(http_conn *c);
+void acs_http_conn_exchange_done(acs_http_conn *c);
 
 /* mcp-http-request.c: checks made on a complete head (0, or answered with an error), then the request. */
-int http_check_head(http_server *srv, http_conn *c, const acs_http_request *req);
-void http_handle_request(http_server *srv, http_conn *c, const acs_http_request *req, char *body, size_t len);
+int acs_http_check_head(acs_http_server *srv, acs_http_conn *c, const acs_http_request *req);
+void acs_http_handle_request(acs_http_server *srv, acs_http_conn *c, const acs_http_request *req, char *body,
+                             size_t len);
 
 /* mcp-http-session.c */
-int http_session_start(http_server *srv, http_session **ret);
-http_session *http_session_find(http_server *srv, acs_http_str id);
+int acs_http_session_start(acs_http_server *srv, acs_http_session **ret);
+acs_http_session *acs_http_session_find(acs_http_server *srv, acs_http_str id);
 /* Queue one JSON-RPC message (no newline in it) for the child. -ENOMEM. */
-int http_session_send(http_session *s, const char *line, size_t len);
+int acs_http_session_send(acs_http_session *s, const char *line, size_t len);
 /* Close the child's input: it stops its calls and exits; waiting requests fail. */
-void http_session_end(http_server *srv, http_session *s, const char *why);
-void http_session_read(http_server *srv, http_session *s);
-void http_session_flush(http_session *s);
+void acs_http_session_end(acs_http_server *srv, acs_http_session *s, const char *why);
+void acs_http_session_read(acs_http_server *srv, acs_http_session *s);
+void acs_http_session_flush(acs_http_session *s);
 /* After SIGCHLD: reap children, fail what waited on a session that died, free ended ones. */
-void http_sessions_reap(http_server *srv);
+void acs_http_sessions_reap(acs_http_server *srv);
 /* Idle sessions end; ended ones past their grace get SIGKILL. */
-void http_sessions_tick(http_server *srv, uint64_t now);
+void acs_http_sessions_tick(acs_http_server *srv, uint64_t now);
 /* SIGTERM: end every session and wait for every child (SIGKILL after the grace). */
-void http_sessions_shutdown(http_server *srv);
+void acs_http_sessions_shutdown(acs_http_server *srv);

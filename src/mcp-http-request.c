@@ -20,27 +20,28 @@
 #include "mcp-http-int.h"
 #include "mcp-tools.h"
 
-static void respond_text(http_server *srv, http_conn *c, int status, const char *extra, const char *msg)
+static void respond_text(acs_http_server *srv, acs_http_conn *c, int status, const char *extra,
+                         const char *msg)
 {
         char body[512];
         int n = snprintf(body, sizeof body, "%s\n", msg);
 
-        http_respond(srv, c, status, extra, "text/plain; charset=utf-8", body,
-                     n < 0                      ? 0
-                     : (size_t)n >= sizeof body ? sizeof body - 1
-                                                : (size_t)n);
+        acs_http_respond(srv, c, status, extra, "text/plain; charset=utf-8", body,
+                         n < 0                      ? 0
+                         : (size_t)n >= sizeof body ? sizeof body - 1
+                                                    : (size_t)n);
 }
 
 /* A JSON-RPC error as the HTTP answer (the SDK shows its text). */
-static void respond_jrpc_error(http_server *srv, http_conn *c, int status, const char *id_json, int code,
-                               const char *msg)
+static void respond_jrpc_error(acs_http_server *srv, acs_http_conn *c, int status, const char *id_json,
+                               int code, const char *msg)
 {
         char *line = NULL;
 
         if (acs_jrpc_error(id_json, code, msg, NULL, &line) < 0)
                 respond_text(srv, c, 500, NULL, "out of memory");
         else
-                http_respond(srv, c, status, NULL, "application/json", line, strlen(line));
+                acs_http_respond(srv, c, status, NULL, "application/json", line, strlen(line));
         free(line);
 }
 
@@ -57,7 +58,7 @@ static bool media_type_is(const acs_http_str *v, const char *type)
         return acs_http_str_eq(t, type);
 }
 
-int http_check_head(http_server *srv, http_conn *c, const acs_http_request *req)
+int acs_http_check_head(acs_http_server *srv, acs_http_conn *c, const acs_http_request *req)
 {
         acs_http_str path, host;
         const acs_http_str *h = acs_http_header(req, "host");
@@ -102,30 +103,30 @@ int http_check_head(http_server *srv, http_conn *c, const acs_http_request *req)
 }
 
 /* The session a request after initialize names, or an answer (400/404) and NULL. */
-static http_session *named_session(http_server *srv, http_conn *c, const acs_http_request *req)
+static acs_http_session *named_session(acs_http_server *srv, acs_http_conn *c, const acs_http_request *req)
 {
         const acs_http_str *sid = acs_http_header(req, "mcp-session-id");
-        http_session *s;
+        acs_http_session *s;
 
         if (!sid) {
                 respond_text(srv, c, 400, NULL, "bad request: Mcp-Session-Id is missing (initialize first)");
                 return NULL;
         }
-        if (!acs_http_session_id_valid(*sid) || !(s = http_session_find(srv, *sid))) {
+        if (!acs_http_session_id_valid(*sid) || !(s = acs_http_session_find(srv, *sid))) {
                 respond_text(srv, c, 404, NULL, "session not found: initialize a new one");
                 return NULL;
         }
         return s;
 }
 
-static void handle_delete(http_server *srv, http_conn *c, const acs_http_request *req)
+static void handle_delete(acs_http_server *srv, acs_http_conn *c, const acs_http_request *req)
 {
-        http_session *s = named_session(srv, c, req);
+        acs_http_session *s = named_session(srv, c, req);
 
         if (!s)
                 return;
-        http_session_end(srv, s, "deleted by the client");
-        http_respond(srv, c, 204, NULL, NULL, NULL, 0);
+        acs_http_session_end(srv, s, "deleted by the client");
+        acs_http_respond(srv, c, 204, NULL, NULL, NULL, 0);
 }
 
 static bool version_ok(const acs_http_request *req)
@@ -144,12 +145,12 @@ static bool version_ok(const acs_http_request *req)
 }
 
 /* Send the request on and wait for its answer, on an SSE stream or as one JSON body. */
-static void forward_request(http_server *srv, http_conn *c, http_session *s, const acs_jrpc_msg *m,
-                            char *line, size_t len, bool sse)
+static void forward_request(acs_http_server *srv, acs_http_conn *c, acs_http_session *s,
+                            const acs_jrpc_msg *m, char *line, size_t len, bool sse)
 {
         json_object *meta, *tok;
 
-        for (http_conn *o = srv->conns; o; o = o->next)
+        for (acs_http_conn *o = srv->conns; o; o = o->next)
                 if (o->session == s && o->state == CONN_WAIT && strcmp(o->wait_key, m->id_key) == 0) {
                         respond_jrpc_error(srv, c, 409, m->id_json, ACS_JRPC_INVALID_REQUEST,
                                            "a request with this id is already running in this session");
@@ -160,36 +161,36 @@ static void forward_request(http_server *srv, http_conn *c, http_session *s, con
         if (m->params && json_object_object_get_ex(m->params, "_meta", &meta) &&
             json_object_object_get_ex(meta, "progressToken", &tok))
                 c->progress_key = strdup(json_object_to_json_string_ext(tok, JSON_C_TO_STRING_PLAIN));
-        if (!c->wait_key || !c->wait_id_json || http_session_send(s, line, len) < 0) {
+        if (!c->wait_key || !c->wait_id_json || acs_http_session_send(s, line, len) < 0) {
                 respond_text(srv, c, 500, NULL, "out of memory");
                 return;
         }
         c->session = s;
         c->state = CONN_WAIT;
         c->sse = sse;
-        c->event_ms = http_now_ms();
+        c->event_ms = acs_http_now_ms();
         if (sse) {
                 static const char head[] = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
                                            "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n";
-                http_conn_append(c, head, sizeof head - 1);
+                acs_http_conn_append(c, head, sizeof head - 1);
                 if (c->initialize) {
                         char hdr[64];
                         int k = snprintf(hdr, sizeof hdr, "Mcp-Session-Id: %s\r\n", s->id);
-                        http_conn_append(c, hdr, (size_t)k);
+                        acs_http_conn_append(c, hdr, (size_t)k);
                 }
                 if (c->close_after)
-                        http_conn_append(c, "Connection: close\r\n", 19);
-                http_conn_append(c, "\r\n", 2);
+                        acs_http_conn_append(c, "Connection: close\r\n", 19);
+                acs_http_conn_append(c, "\r\n", 2);
         }
 }
 
 /* POST of a message that parsed: start or find the session, and send it on. */
-static void handle_message(http_server *srv, http_conn *c, const acs_http_request *req, const acs_jrpc_msg *m,
-                           char *line, size_t len)
+static void handle_message(acs_http_server *srv, acs_http_conn *c, const acs_http_request *req,
+                           const acs_jrpc_msg *m, char *line, size_t len)
 {
         const acs_http_str *accept = acs_http_header(req, "accept");
         bool init = m->kind == ACS_JRPC_REQUEST && strcmp(m->method, "initialize") == 0;
-        http_session *s;
+        acs_http_session *s;
 
         if (init) {
                 if (acs_http_header(req, "mcp-session-id")) {
@@ -203,7 +204,7 @@ static void handle_message(http_server *srv, http_conn *c, const acs_http_reques
                                      "too many sessions: end one with DELETE or retry later");
                         return;
                 }
-                int r = http_session_start(srv, &s);
+                int r = acs_http_session_start(srv, &s);
                 if (r < 0) {
                         respond_text(srv, c, 503, NULL, "cannot start a session");
                         return;
@@ -211,12 +212,12 @@ static void handle_message(http_server *srv, http_conn *c, const acs_http_reques
         } else if (!(s = named_session(srv, c, req)))
                 return;
         if (m->kind != ACS_JRPC_REQUEST) {
-                if (http_session_send(s, line, len) < 0) {
+                if (acs_http_session_send(s, line, len) < 0) {
                         respond_text(srv, c, 500, NULL, "out of memory");
                         return;
                 }
                 {
-                        http_respond(srv, c, 202, NULL, NULL, NULL, 0);
+                        acs_http_respond(srv, c, 202, NULL, NULL, NULL, 0);
                         return;
                 }
         }
@@ -227,10 +228,11 @@ static void handle_message(http_server *srv, http_conn *c, const acs_http_reques
         sse = sse && req->minor >= 1 && (!json || strcmp(m->method, "tools/call") == 0);
         forward_request(srv, c, s, m, line, len, sse);
         if (init && c->state != CONN_WAIT)
-                http_session_end(srv, s, "initialize not forwarded");
+                acs_http_session_end(srv, s, "initialize not forwarded");
 }
 
-static void handle_post(http_server *srv, http_conn *c, const acs_http_request *req, char *body, size_t len)
+static void handle_post(acs_http_server *srv, acs_http_conn *c, const acs_http_request *req, char *body,
+                        size_t len)
 {
         const acs_http_str *accept = acs_http_header(req, "accept");
         acs_jrpc_msg m = {0};
@@ -268,7 +270,8 @@ static void handle_post(http_server *srv, http_conn *c, const acs_http_request *
         acs_jrpc_msg_done(&m);
 }
 
-void http_handle_request(http_server *srv, http_conn *c, const acs_http_request *req, char *body, size_t len)
+void acs_http_handle_request(acs_http_server *srv, acs_http_conn *c, const acs_http_request *req, char *body,
+                             size_t len)
 {
         if (acs_http_str_eq(req->method, "DELETE"))
                 handle_delete(srv, c, req);
@@ -276,41 +279,41 @@ void http_handle_request(http_server *srv, http_conn *c, const acs_http_request 
                 handle_post(srv, c, req, body, len);
 }
 
-static void chunk(http_conn *c, const char *pre, const char *p, size_t n, const char *post)
+static void chunk(acs_http_conn *c, const char *pre, const char *p, size_t n, const char *post)
 {
         char size[32];
         size_t total = strlen(pre) + n + strlen(post);
         int k = snprintf(size, sizeof size, "%zx\r\n", total);
 
-        http_conn_append(c, size, (size_t)k);
-        http_conn_append(c, pre, strlen(pre));
-        http_conn_append(c, p, n);
-        http_conn_append(c, post, strlen(post));
-        http_conn_append(c, "\r\n", 2);
+        acs_http_conn_append(c, size, (size_t)k);
+        acs_http_conn_append(c, pre, strlen(pre));
+        acs_http_conn_append(c, p, n);
+        acs_http_conn_append(c, post, strlen(post));
+        acs_http_conn_append(c, "\r\n", 2);
 }
 
-void http_conn_event(http_conn *c, const char *line, size_t len)
+void acs_http_conn_event(acs_http_conn *c, const char *line, size_t len)
 {
         chunk(c, "event: message\ndata: ", line, len, "\n\n");
-        c->event_ms = http_now_ms();
+        c->event_ms = acs_http_now_ms();
 }
 
-void http_conn_ping(http_conn *c)
+void acs_http_conn_ping(acs_http_conn *c)
 {
         chunk(c, ": ", "keep-alive", 10, "\n\n");
-        c->event_ms = http_now_ms();
+        c->event_ms = acs_http_now_ms();
 }
 
-void http_conn_answer(http_server *srv, http_conn *c, const char *line, size_t len)
+void acs_http_conn_answer(acs_http_server *srv, acs_http_conn *c, const char *line, size_t len)
 {
         if (c->sse) {
-                http_conn_event(c, line, len);
-                http_conn_append(c, "0\r\n\r\n", 5);
+                acs_http_conn_event(c, line, len);
+                acs_http_conn_append(c, "0\r\n\r\n", 5);
         } else {
                 char hdr[64] = "";
                 if (c->initialize && c->session)
                         snprintf(hdr, sizeof hdr, "Mcp-Session-Id: %s\r\n", c->session->id);
-                http_respond(srv, c, 200, hdr, "application/json", line, len);
+                acs_http_respond(srv, c, 200, hdr, "application/json", line, len);
         }
-        http_conn_exchange_done(c);
+        acs_http_conn_exchange_done(c);
 }

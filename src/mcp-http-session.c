@@ -29,7 +29,7 @@
 #include "mcp.h"
 
 /* In the child: become a stdio MCP server on fd, holding nothing of the front end's. */
-_noreturn_ static void session_child(http_server *srv, int fd, pid_t parent)
+_noreturn_ static void session_child(acs_http_server *srv, int fd, pid_t parent)
 {
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
                 _exit(125);
@@ -45,14 +45,14 @@ _noreturn_ static void session_child(http_server *srv, int fd, pid_t parent)
         _exit(acs_mcp_main(srv->opts));
 }
 
-int http_session_start(http_server *srv, http_session **ret)
+int acs_http_session_start(acs_http_server *srv, acs_http_session **ret)
 {
         unsigned char rnd[16];
         int sp[2];
 
         if (getrandom(rnd, sizeof rnd, 0) != sizeof rnd)
                 return -EIO;
-        http_session *s = calloc(1, sizeof *s);
+        acs_http_session *s = calloc(1, sizeof *s);
         if (!s)
                 return -ENOMEM;
         for (size_t i = 0; i < sizeof rnd; i++)
@@ -77,7 +77,7 @@ int http_session_start(http_server *srv, http_session **ret)
         (void)fcntl(sp[0], F_SETFL, O_NONBLOCK);
         s->pid = pid;
         s->fd = sp[0];
-        s->used_ms = http_now_ms();
+        s->used_ms = acs_http_now_ms();
         acs_mcp_out_init(&s->out, s->fd);
         s->next = srv->sessions;
         srv->sessions = s;
@@ -87,26 +87,26 @@ int http_session_start(http_server *srv, http_session **ret)
         return 0;
 }
 
-http_session *http_session_find(http_server *srv, acs_http_str id)
+acs_http_session *acs_http_session_find(acs_http_server *srv, acs_http_str id)
 {
-        for (http_session *s = srv->sessions; s; s = s->next)
+        for (acs_http_session *s = srv->sessions; s; s = s->next)
                 /* ids are random and public to their holder: a plain compare leaks nothing */
                 if (!s->ended && id.n == strlen(s->id) && memcmp(id.p, s->id, id.n) == 0)
                         return s;
         return NULL;
 }
 
-int http_session_send(http_session *s, const char *line, size_t len)
+int acs_http_session_send(acs_http_session *s, const char *line, size_t len)
 {
         int r = acs_mcp_out_push(&s->out, line, len);
 
         if (r >= 0)
-                http_session_flush(s);
-        s->used_ms = http_now_ms();
+                acs_http_session_flush(s);
+        s->used_ms = acs_http_now_ms();
         return r;
 }
 
-void http_session_flush(http_session *s)
+void acs_http_session_flush(acs_http_session *s)
 {
         if (s->fd >= 0 && acs_mcp_out_pending(&s->out) > 0 && acs_mcp_out_flush(&s->out, s->fd) < 0) {
                 /* the child is gone; SIGCHLD tells the rest */
@@ -115,16 +115,16 @@ void http_session_flush(http_session *s)
         }
 }
 
-static void fail_waiting(http_server *srv, http_session *s, const char *why)
+static void fail_waiting(acs_http_server *srv, acs_http_session *s, const char *why)
 {
-        for (http_conn *c = srv->conns; c; c = c->next) {
+        for (acs_http_conn *c = srv->conns; c; c = c->next) {
                 if (c->session != s || c->state != CONN_WAIT)
                         continue;
                 char *line = NULL, msg[160];
                 snprintf(msg, sizeof msg, "the MCP session ended (%s)", why);
                 c->initialize = false; /* no session to name */
                 if (acs_jrpc_error(c->wait_id_json, ACS_JRPC_INTERNAL_ERROR, msg, NULL, &line) >= 0)
-                        http_conn_answer(srv, c, line, strlen(line));
+                        acs_http_conn_answer(srv, c, line, strlen(line));
                 else
                         c->state = CONN_CLOSING;
                 free(line);
@@ -132,7 +132,7 @@ static void fail_waiting(http_server *srv, http_session *s, const char *why)
         }
 }
 
-void http_session_end(http_server *srv, http_session *s, const char *why)
+void acs_http_session_end(acs_http_server *srv, acs_http_session *s, const char *why)
 {
         if (s->ended)
                 return;
@@ -146,12 +146,12 @@ void http_session_end(http_server *srv, http_session *s, const char *why)
         /* EOF alone would do; SIGTERM also stops a child busy with calls at once. */
         if (s->pid > 0)
                 kill(s->pid, SIGTERM);
-        s->kill_at_ms = http_now_ms() + HTTP_SESSION_GRACE_MS;
+        s->kill_at_ms = acs_http_now_ms() + HTTP_SESSION_GRACE_MS;
 }
 
-static http_conn *waiting_for(http_server *srv, http_session *s, const char *key, bool progress)
+static acs_http_conn *waiting_for(acs_http_server *srv, acs_http_session *s, const char *key, bool progress)
 {
-        for (http_conn *c = srv->conns; c; c = c->next) {
+        for (acs_http_conn *c = srv->conns; c; c = c->next) {
                 const char *k = progress ? c->progress_key : c->wait_key;
                 if (c->session == s && c->state == CONN_WAIT && k && key && strcmp(k, key) == 0)
                         return c;
@@ -169,10 +169,10 @@ static char *progress_key_of(json_object *params)
 }
 
 /* One line from the child: to whom. */
-static void route(http_server *srv, http_session *s, const char *line, size_t len)
+static void route(acs_http_server *srv, acs_http_session *s, const char *line, size_t len)
 {
         acs_jrpc_msg m = {0};
-        http_conn *c = NULL;
+        acs_http_conn *c = NULL;
 
         if (acs_jrpc_blank(line, len) || acs_jrpc_parse(line, len, &m) < 0)
                 return;
@@ -182,9 +182,9 @@ static void route(http_server *srv, http_session *s, const char *line, size_t le
                         bool failed = c->initialize && !json_object_object_get_ex(m.root, "result", NULL);
                         if (failed)
                                 c->initialize = false;
-                        http_conn_answer(srv, c, line, len);
+                        acs_http_conn_answer(srv, c, line, len);
                         if (failed)
-                                http_session_end(srv, s, "initialize failed");
+                                acs_http_session_end(srv, s, "initialize failed");
                 }
         } else if (m.kind == ACS_JRPC_NOTIFICATION || m.kind == ACS_JRPC_REQUEST) {
                 _cleanup_free_ char *key = NULL;
@@ -192,17 +192,17 @@ static void route(http_server *srv, http_session *s, const char *line, size_t le
                     (key = progress_key_of(m.params)))
                         c = waiting_for(srv, s, key, true);
                 /* anything else goes to any open stream of the session (there is no GET stream) */
-                for (http_conn *o = srv->conns; !c && !key && o; o = o->next)
+                for (acs_http_conn *o = srv->conns; !c && !key && o; o = o->next)
                         if (o->session == s && o->state == CONN_WAIT && o->sse)
                                 c = o;
                 if (c && c->sse)
-                        http_conn_event(c, line, len);
+                        acs_http_conn_event(c, line, len);
         }
         /* responses nobody waits for any more (their client went away) are dropped */
         acs_jrpc_msg_done(&m);
 }
 
-void http_session_read(http_server *srv, http_session *s)
+void acs_http_session_read(acs_http_server *srv, acs_http_session *s)
 {
         for (;;) {
                 if (s->in_cap - s->in_len < 65536) {
@@ -213,7 +213,7 @@ void http_session_read(http_server *srv, http_session *s)
                                 cap = limit;
                         char *p = s->in_cap < limit ? realloc(s->in, cap) : NULL;
                         if (!p) {
-                                http_session_end(srv, s, "a line from its server is too long");
+                                acs_http_session_end(srv, s, "a line from its server is too long");
                                 return;
                         }
                         s->in = p;
@@ -225,7 +225,7 @@ void http_session_read(http_server *srv, http_session *s)
                 if (n < 0 && errno == EAGAIN)
                         break;
                 if (n <= 0) {
-                        http_session_end(srv, s, "its server exited");
+                        acs_http_session_end(srv, s, "its server exited");
                         return;
                 }
                 size_t start = 0, scan = s->in_len;
@@ -242,7 +242,7 @@ void http_session_read(http_server *srv, http_session *s)
         }
 }
 
-static void session_free(http_session *s)
+static void session_free(acs_http_session *s)
 {
         if (s->fd >= 0)
                 close(s->fd);
@@ -251,20 +251,20 @@ static void session_free(http_session *s)
         free(s);
 }
 
-void http_sessions_reap(http_server *srv)
+void acs_http_sessions_reap(acs_http_server *srv)
 {
         int st;
         pid_t pid;
 
         while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
-                for (http_session *s = srv->sessions; s; s = s->next)
+                for (acs_http_session *s = srv->sessions; s; s = s->next)
                         if (s->pid == pid) {
                                 s->pid = 0;
                                 s->wstatus = st;
-                                http_session_end(srv, s, "its server exited");
+                                acs_http_session_end(srv, s, "its server exited");
                         }
-        for (http_session **pp = &srv->sessions; *pp;) {
-                http_session *s = *pp;
+        for (acs_http_session **pp = &srv->sessions; *pp;) {
+                acs_http_session *s = *pp;
                 if (s->ended && s->pid == 0) {
                         *pp = s->next;
                         srv->n_sessions--;
@@ -274,14 +274,14 @@ void http_sessions_reap(http_server *srv)
         }
 }
 
-void http_sessions_tick(http_server *srv, uint64_t now)
+void acs_http_sessions_tick(acs_http_server *srv, uint64_t now)
 {
-        for (http_session *s = srv->sessions; s; s = s->next) {
+        for (acs_http_session *s = srv->sessions; s; s = s->next) {
                 bool busy = false;
-                for (http_conn *c = srv->conns; c && !busy; c = c->next)
+                for (acs_http_conn *c = srv->conns; c && !busy; c = c->next)
                         busy = c->session == s && c->state == CONN_WAIT;
                 if (!s->ended && !busy && now - s->used_ms > HTTP_SESSION_IDLE_MS)
-                        http_session_end(srv, s, "idle");
+                        acs_http_session_end(srv, s, "idle");
                 if (s->ended && s->pid > 0 && now >= s->kill_at_ms) {
                         acs_log(1, "mcp --http: session server %d did not exit, killing it", (int)s->pid);
                         kill(s->pid, SIGKILL);
@@ -290,17 +290,17 @@ void http_sessions_tick(http_server *srv, uint64_t now)
         }
 }
 
-void http_sessions_shutdown(http_server *srv)
+void acs_http_sessions_shutdown(acs_http_server *srv)
 {
-        for (http_session *s = srv->sessions; s; s = s->next)
-                http_session_end(srv, s, "shutting down");
+        for (acs_http_session *s = srv->sessions; s; s = s->next)
+                acs_http_session_end(srv, s, "shutting down");
         for (;;) {
-                http_sessions_reap(srv);
+                acs_http_sessions_reap(srv);
                 if (!srv->sessions)
                         break;
-                uint64_t now = http_now_ms(), next = UINT64_MAX;
-                http_sessions_tick(srv, now);
-                for (http_session *s = srv->sessions; s; s = s->next)
+                uint64_t now = acs_http_now_ms(), next = UINT64_MAX;
+                acs_http_sessions_tick(srv, now);
+                for (acs_http_session *s = srv->sessions; s; s = s->next)
                         if (s->kill_at_ms < next)
                                 next = s->kill_at_ms;
                 /* SIGCHLD arrives on the signalfd; never longer than the grace */

@@ -27,7 +27,7 @@
 #define HTTP_TOKEN_ENV "ACS_MCP_HTTP_TOKEN"
 #define HTTP_TOKEN_MAX 4096
 
-uint64_t http_now_ms(void)
+uint64_t acs_http_now_ms(void)
 {
         struct timespec ts;
 
@@ -35,7 +35,7 @@ uint64_t http_now_ms(void)
         return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-void http_conn_append(http_conn *c, const char *p, size_t n)
+void acs_http_conn_append(acs_http_conn *c, const char *p, size_t n)
 {
         if (c->state == CONN_LINGER || !n)
                 return;
@@ -61,13 +61,13 @@ void http_conn_append(http_conn *c, const char *p, size_t n)
                 c->out_cap = cap;
         }
         if (c->out_off == c->out_len)
-                c->write_ms = http_now_ms();
+                c->write_ms = acs_http_now_ms();
         memcpy(c->out + c->out_len, p, n);
         c->out_len += n;
 }
 
-void http_respond(http_server *srv, http_conn *c, int status, const char *extra, const char *type,
-                  const char *body, size_t len)
+void acs_http_respond(acs_http_server *srv, acs_http_conn *c, int status, const char *extra, const char *type,
+                      const char *body, size_t len)
 {
         char head[512];
         int n = snprintf(head, sizeof head, "HTTP/1.1 %d %s\r\n%s%s%s%s", status, acs_http_reason(status),
@@ -79,11 +79,11 @@ void http_respond(http_server *srv, http_conn *c, int status, const char *extra,
                 n += snprintf(head + n, sizeof head - (size_t)n, "Content-Length: %zu\r\n", len);
         n += snprintf(head + n, sizeof head - (size_t)n, "Cache-Control: no-store\r\n%s\r\n",
                       c->close_after ? "Connection: close\r\n" : "");
-        http_conn_append(c, head, (size_t)n < sizeof head ? (size_t)n : sizeof head - 1);
-        http_conn_append(c, body, len);
+        acs_http_conn_append(c, head, (size_t)n < sizeof head ? (size_t)n : sizeof head - 1);
+        acs_http_conn_append(c, body, len);
 }
 
-void http_conn_exchange_done(http_conn *c)
+void acs_http_conn_exchange_done(acs_http_conn *c)
 {
         free(c->wait_key);
         free(c->wait_id_json);
@@ -97,18 +97,18 @@ void http_conn_exchange_done(http_conn *c)
         c->in_len -= c->need;
         c->need = 0;
         c->state = c->close_after ? CONN_CLOSING : CONN_HEAD;
-        c->deadline_ms = http_now_ms() + (c->in_len ? HTTP_HEAD_MS : HTTP_IDLE_MS);
+        c->deadline_ms = acs_http_now_ms() + (c->in_len ? HTTP_HEAD_MS : HTTP_IDLE_MS);
 }
 
 /* A refusal before the body: answer, and close (the body, if any, is never read). */
-static void refuse(http_conn *c)
+static void refuse(acs_http_conn *c)
 {
         c->close_after = true;
         c->state = CONN_CLOSING;
 }
 
 /* Parse what has arrived: heads, bodies, requests, as long as nothing waits to be written. */
-static void conn_process(http_server *srv, http_conn *c)
+static void conn_process(acs_http_server *srv, acs_http_conn *c)
 {
         acs_http_request req;
 
@@ -118,35 +118,35 @@ static void conn_process(http_server *srv, http_conn *c)
                         return;
                 if (r < 0) {
                         c->close_after = true;
-                        http_respond(srv, c, req.status, NULL, "text/plain; charset=utf-8",
-                                     "bad request head\n", 17);
+                        acs_http_respond(srv, c, req.status, NULL, "text/plain; charset=utf-8",
+                                         "bad request head\n", 17);
                         refuse(c);
                         return;
                 }
                 if (c->state == CONN_HEAD) {
                         c->close_after = acs_http_wants_close(&req);
-                        if (http_check_head(srv, c, &req) < 0) {
+                        if (acs_http_check_head(srv, c, &req) < 0) {
                                 refuse(c);
                                 return;
                         }
                         c->state = CONN_BODY;
-                        c->deadline_ms = http_now_ms() + HTTP_BODY_MS;
+                        c->deadline_ms = acs_http_now_ms() + HTTP_BODY_MS;
                         /* curl waits a second for this before sending a body over 1 KiB */
                         const acs_http_str *expect = acs_http_header(&req, "expect");
                         if (expect && acs_http_str_eq(*expect, "100-continue") && c->in_len < c->need) {
                                 static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
-                                http_conn_append(c, cont, sizeof cont - 1);
+                                acs_http_conn_append(c, cont, sizeof cont - 1);
                         }
                 }
                 if (c->in_len < c->need)
                         return;
-                http_handle_request(srv, c, &req, c->in + req.head_len, c->need - req.head_len);
+                acs_http_handle_request(srv, c, &req, c->in + req.head_len, c->need - req.head_len);
                 if (c->state == CONN_BODY)
-                        http_conn_exchange_done(c);
+                        acs_http_conn_exchange_done(c);
         }
 }
 
-static void conn_read(http_server *srv, http_conn *c)
+static void conn_read(acs_http_server *srv, acs_http_conn *c)
 {
         size_t max = HTTP_MAX_HEAD + HTTP_MAX_BODY;
 
@@ -177,12 +177,12 @@ static void conn_read(http_server *srv, http_conn *c)
                 return;
         }
         if (c->state == CONN_HEAD && c->in_len == 0)
-                c->deadline_ms = http_now_ms() + HTTP_HEAD_MS;
+                c->deadline_ms = acs_http_now_ms() + HTTP_HEAD_MS;
         c->in_len += (size_t)n;
         conn_process(srv, c);
 }
 
-static void conn_flush(http_conn *c)
+static void conn_flush(acs_http_conn *c)
 {
         while (c->out_off < c->out_len) {
                 ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
@@ -197,18 +197,18 @@ static void conn_flush(http_conn *c)
                         return;
                 }
                 c->out_off += (size_t)n;
-                c->write_ms = http_now_ms();
+                c->write_ms = acs_http_now_ms();
         }
         if (c->state == CONN_CLOSING) {
                 /* half-close, then read what the client still sends: closing with unread
                  * bytes would reset the connection and could lose the answer */
                 shutdown(c->fd, SHUT_WR);
                 c->state = CONN_LINGER;
-                c->deadline_ms = http_now_ms() + HTTP_LINGER_MS;
+                c->deadline_ms = acs_http_now_ms() + HTTP_LINGER_MS;
         }
 }
 
-static void conn_timeouts(http_conn *c, uint64_t now)
+static void conn_timeouts(acs_http_conn *c, uint64_t now)
 {
         if (c->out_off < c->out_len && now - c->write_ms > HTTP_WRITE_MS) {
                 c->state = CONN_LINGER;
@@ -216,7 +216,7 @@ static void conn_timeouts(http_conn *c, uint64_t now)
                 return;
         }
         if (c->state == CONN_WAIT && c->sse && now - c->event_ms >= HTTP_SSE_PING_MS)
-                http_conn_ping(c);
+                acs_http_conn_ping(c);
         if ((c->state != CONN_HEAD && c->state != CONN_BODY) || now < c->deadline_ms)
                 return;
         if (c->state == CONN_HEAD && c->in_len == 0) {
@@ -225,11 +225,11 @@ static void conn_timeouts(http_conn *c, uint64_t now)
                 return;
         }
         c->close_after = true;
-        http_respond(NULL, c, 408, NULL, "text/plain; charset=utf-8", "request timeout\n", 16);
+        acs_http_respond(NULL, c, 408, NULL, "text/plain; charset=utf-8", "request timeout\n", 16);
         refuse(c);
 }
 
-static void conn_free(http_conn *c)
+static void conn_free(acs_http_conn *c)
 {
         close(c->fd);
         free(c->in);
@@ -240,7 +240,7 @@ static void conn_free(http_conn *c)
         free(c);
 }
 
-static void accept_all(http_server *srv)
+static void accept_all(acs_http_server *srv)
 {
         static const char busy[] =
                 "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nRetry-After: 1\r\n"
@@ -253,7 +253,7 @@ static void accept_all(http_server *srv)
                                 acs_log(1, "mcp --http: accept: %m");
                         return;
                 }
-                http_conn *c = srv->n_conns < HTTP_MAX_CONNS ? calloc(1, sizeof *c) : NULL;
+                acs_http_conn *c = srv->n_conns < HTTP_MAX_CONNS ? calloc(1, sizeof *c) : NULL;
                 if (!c) {
                         (void)!send(fd, busy, sizeof busy - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
                         close(fd);
@@ -261,20 +261,20 @@ static void accept_all(http_server *srv)
                 }
                 c->fd = fd;
                 c->state = CONN_HEAD;
-                c->deadline_ms = http_now_ms() + HTTP_HEAD_MS;
+                c->deadline_ms = acs_http_now_ms() + HTTP_HEAD_MS;
                 c->next = srv->conns;
                 srv->conns = c;
                 srv->n_conns++;
         }
 }
 
-static void handle_signals(http_server *srv)
+static void handle_signals(acs_http_server *srv)
 {
         struct signalfd_siginfo si;
 
         while (read(srv->sfd, &si, sizeof si) == sizeof si) {
                 if (si.ssi_signo == SIGCHLD)
-                        http_sessions_reap(srv);
+                        acs_http_sessions_reap(srv);
                 else {
                         acs_log(2, "mcp --http: signal %u, shutting down", si.ssi_signo);
                         srv->stop = true;
@@ -282,7 +282,7 @@ static void handle_signals(http_server *srv)
         }
 }
 
-static short conn_events(const http_conn *c)
+static short conn_events(const acs_http_conn *c)
 {
         short ev = c->out_off < c->out_len ? POLLOUT : 0;
 
@@ -293,11 +293,11 @@ static short conn_events(const http_conn *c)
         return ev;
 }
 
-static int poll_timeout(const http_server *srv, uint64_t now)
+static int poll_timeout(const acs_http_server *srv, uint64_t now)
 {
         uint64_t next = now + 1000;
 
-        for (const http_conn *c = srv->conns; c; c = c->next)
+        for (const acs_http_conn *c = srv->conns; c; c = c->next)
                 if ((c->state == CONN_HEAD || c->state == CONN_BODY || c->state == CONN_LINGER) &&
                     c->deadline_ms < next)
                         next = c->deadline_ms;
@@ -305,10 +305,10 @@ static int poll_timeout(const http_server *srv, uint64_t now)
 }
 
 /* Close what is finished: dropped connections at once, lingering ones at their deadline. */
-static void conns_sweep(http_server *srv, uint64_t now)
+static void conns_sweep(acs_http_server *srv, uint64_t now)
 {
-        for (http_conn **pp = &srv->conns; *pp;) {
-                http_conn *c = *pp;
+        for (acs_http_conn **pp = &srv->conns; *pp;) {
+                acs_http_conn *c = *pp;
                 if (c->state == CONN_LINGER && (c->deadline_ms == 0 || now >= c->deadline_ms)) {
                         *pp = c->next;
                         srv->n_conns--;
@@ -318,7 +318,7 @@ static void conns_sweep(http_server *srv, uint64_t now)
         }
 }
 
-static void conn_events_done(http_server *srv, http_conn *c, short rev)
+static void conn_events_done(acs_http_server *srv, acs_http_conn *c, short rev)
 {
         if (rev & POLLOUT)
                 conn_flush(c);
@@ -330,25 +330,25 @@ static void conn_events_done(http_server *srv, http_conn *c, short rev)
                 conn_read(srv, c);
 }
 
-static void serve(http_server *srv)
+static void serve(acs_http_server *srv)
 {
         while (!srv->stop) {
                 size_t max = 2 + srv->n_sessions + srv->n_conns, n = 2;
                 struct pollfd pfd[max];
-                http_session *ses[max];
-                http_conn *con[max];
-                uint64_t now = http_now_ms();
+                acs_http_session *ses[max];
+                acs_http_conn *con[max];
+                uint64_t now = acs_http_now_ms();
 
                 pfd[0] = (struct pollfd){.fd = srv->sfd, .events = POLLIN};
                 pfd[1] = (struct pollfd){.fd = srv->lfd, .events = POLLIN};
-                for (http_session *s = srv->sessions; s && n < max; s = s->next)
+                for (acs_http_session *s = srv->sessions; s && n < max; s = s->next)
                         if (s->fd >= 0) {
                                 ses[n] = s, con[n] = NULL;
                                 pfd[n++] = (struct pollfd){
                                         .fd = s->fd,
                                         .events = POLLIN | (acs_mcp_out_pending(&s->out) ? POLLOUT : 0)};
                         }
-                for (http_conn *c = srv->conns; c && n < max; c = c->next) {
+                for (acs_http_conn *c = srv->conns; c && n < max; c = c->next) {
                         ses[n] = NULL, con[n] = c;
                         pfd[n++] = (struct pollfd){.fd = c->fd, .events = conn_events(c)};
                 }
@@ -362,21 +362,21 @@ static void serve(http_server *srv)
                         if (!pfd[i].revents)
                                 continue;
                         if (ses[i] && ses[i]->fd >= 0 && (pfd[i].revents & POLLOUT))
-                                http_session_flush(ses[i]);
+                                acs_http_session_flush(ses[i]);
                         if (ses[i] && ses[i]->fd >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
-                                http_session_read(srv, ses[i]);
+                                acs_http_session_read(srv, ses[i]);
                         if (con[i])
                                 conn_events_done(srv, con[i], pfd[i].revents);
                 }
-                now = http_now_ms();
-                for (http_conn *c = srv->conns; c; c = c->next) {
+                now = acs_http_now_ms();
+                for (acs_http_conn *c = srv->conns; c; c = c->next) {
                         conn_process(srv, c); /* a request that followed an answer */
                         if (c->out_off < c->out_len || c->state == CONN_CLOSING)
                                 conn_flush(c);
                         conn_timeouts(c, now);
                 }
                 conns_sweep(srv, now);
-                http_sessions_tick(srv, now);
+                acs_http_sessions_tick(srv, now);
                 /* last: reaping frees sessions the loop above may still have pointed to */
                 if (pfd[0].revents)
                         handle_signals(srv);
@@ -384,7 +384,7 @@ static void serve(http_server *srv)
 }
 
 /* The token: --http-token-file FILE, else $ACS_MCP_HTTP_TOKEN (then unset: no child sees it). */
-static int load_token(const acs_options *o, http_server *srv, acs_error *err)
+static int load_token(const acs_options *o, acs_http_server *srv, acs_error *err)
 {
         char buf[HTTP_TOKEN_MAX + 2];
         size_t n = 0;
@@ -437,7 +437,7 @@ static int load_token(const acs_options *o, http_server *srv, acs_error *err)
         return srv->token ? 0 : -ENOMEM;
 }
 
-static int listen_on(const acs_options *o, http_server *srv, acs_error *err)
+static int listen_on(const acs_options *o, acs_http_server *srv, acs_error *err)
 {
         struct sockaddr_storage ss;
         socklen_t len;
@@ -479,7 +479,7 @@ static int listen_on(const acs_options *o, http_server *srv, acs_error *err)
 
 int acs_mcp_http_main(const acs_options *o)
 {
-        http_server srv = {.opts = o, .lfd = -1, .sfd = -1};
+        acs_http_server srv = {.opts = o, .lfd = -1, .sfd = -1};
         acs_error err = {0};
         acs_mcp_policy pol;
         sigset_t mask;
@@ -510,12 +510,12 @@ int acs_mcp_http_main(const acs_options *o)
         close(srv.lfd);
         srv.lfd = -1;
         while (srv.conns) {
-                http_conn *c = srv.conns;
+                acs_http_conn *c = srv.conns;
                 srv.conns = c->next;
                 conn_free(c);
         }
         srv.n_conns = 0;
-        http_sessions_shutdown(&srv);
+        acs_http_sessions_shutdown(&srv);
         status = 0;
 out:
         if (status)
