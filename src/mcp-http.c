@@ -12,6 +12,7 @@
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -259,6 +260,9 @@ static void accept_all(acs_http_server *srv)
                         close(fd);
                         continue;
                 }
+                /* An SSE event follows its headers after the call runs: Nagle would
+                 * hold it until the client's delayed ACK of the headers. */
+                (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
                 c->fd = fd;
                 c->state = CONN_HEAD;
                 c->deadline_ms = acs_http_now_ms() + HTTP_HEAD_MS;
