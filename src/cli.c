@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "http-parse.h"
 #include "profile-keys.h"
 #include "profile.h"
 
@@ -17,6 +18,7 @@ enum opt_id {
         OPT_PATCH, OPT_KEEP, OPT_JSON, OPT_REPORT, OPT_QUIET, OPT_VERBOSE, OPT_VERSION,
         OPT_HELP, OPT_CODE, OPT_MAX_CONCURRENCY, OPT_CPU, OPT_ALLOW_PROFILE, OPT_MAX_TIMEOUT,
         OPT_STDIN, OPT_PROCESSES, OPT_OPEN_FILES, OPT_FILE_SIZE, OPT_VENV, OPT_SHOW, OPT_DRY_RUN,
+        OPT_HTTP, OPT_HTTP_TOKEN_FILE,
 };
 
 typedef struct opt_def {
@@ -60,6 +62,8 @@ static const opt_def opts_table[] = {
         { "venv", 0, 1, OPT_VENV },
         { "show", 0, 1, OPT_SHOW },
         { "dry-run", 0, 0, OPT_DRY_RUN },
+        { "http", 0, 1, OPT_HTTP },
+        { "http-token-file", 0, 1, OPT_HTTP_TOKEN_FILE },
 };
 
 static const struct {
@@ -102,6 +106,8 @@ void acs_options_done(acs_options *o)
         free(o->show);
         acs_strv_free(o->args);
         acs_strv_free(o->allow_profiles);
+        free(o->http);
+        free(o->http_token_file);
         *o = (acs_options){ 0 };
 }
 
@@ -149,6 +155,7 @@ static bool allowed_for(acs_command cmd, enum opt_id id)
         case OPT_CODE:
         case OPT_VENV:
                 return cmd == ACS_CMD_RUN;
+        case OPT_HTTP: case OPT_HTTP_TOKEN_FILE:
         case OPT_MAX_CONCURRENCY: case OPT_ALLOW_PROFILE: case OPT_MAX_TIMEOUT:
                 return cmd == ACS_CMD_MCP;
         case OPT_TIMEOUT: case OPT_MEMORY: case OPT_MAX_TOKENS: case OPT_NET:
@@ -304,6 +311,17 @@ static int apply_opt(acs_options *o, const opt_def *d, const char *a, const char
                 if (acs_parse_seconds(a, &o->max_timeout) < 0 || o->max_timeout <= 0)
                         return acs_error_set(err, -EINVAL, "usage", "--%s: expected seconds > 0, got '%s'", d->lng, a);
                 return 0;
+        case OPT_HTTP: {
+                struct sockaddr_storage ss;
+                socklen_t len;
+                if (acs_http_parse_listen(a, &ss, &len) < 0)
+                        return acs_error_set(err, -EINVAL, "usage",
+                                             "--%s: expected ADDR:PORT, [ADDR6]:PORT, :PORT or PORT (IP addresses, "
+                                             "no names), got '%s'", d->lng, a);
+                return dup_to(&o->http, a);
+        }
+        case OPT_HTTP_TOKEN_FILE:
+                return dup_to(&o->http_token_file, a);
         case OPT_RO_BIND:
         case OPT_BIND:
                 if ((r = check_dest(d->lng, b, err)) < 0)
@@ -535,6 +553,10 @@ int acs_cli_parse(int argc, char *const *argv, acs_options *ret, acs_error *err)
                 }
                 break;
         case ACS_CMD_MCP: case ACS_CMD_PROFILES: case ACS_CMD_DOCTOR:
+                if (o.http_token_file && !o.http) {
+                        r = acs_error_set(err, -EINVAL, "usage", "mcp: --http-token-file goes with --http ADDR:PORT");
+                        goto fail;
+                }
                 if (acs_strv_length(o.args) > 0) {
                         r = acs_error_set(err, -EINVAL, "usage", "unexpected argument '%s'", o.args[0]);
                         goto fail;
@@ -617,7 +639,10 @@ static const struct {
           "      --timeout SEC         --memory SIZE   --max-tokens N   --net none|loopback\n"
           "      --max-concurrency N   tool calls run in parallel, 1 to 1024 (default: CPUs)\n"
           "      --allow-profile NAME  a profile clients may choose besides --profile (repeatable)\n"
-          "      --max-timeout SEC     longest timeout a client may ask for (default 60)\n" },
+          "      --max-timeout SEC     longest timeout a client may ask for (default 60)\n"
+          "      --http ADDR:PORT      serve Streamable HTTP at http://ADDR:PORT/mcp instead of stdio\n"
+          "                            (PORT or :PORT: 127.0.0.1)\n"
+          "      --http-token-file FILE  clients must send Authorization: Bearer <the token in FILE>\n" },
         { ACS_CMD_APPLY,
           "Usage: acs-launch apply DIR --workspace W [--json] [--patch FILE|-]\n"
           "Apply a layer kept with --keep DIR to the workspace W, after review.\n\n"

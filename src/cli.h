@@ -68,6 +68,8 @@ typedef struct acs_options {
         acs_command help_topic;
         char **allow_profiles;    /* --allow-profile NAME...: names only */
         double max_timeout;       /* --max-timeout; 0 = the default (see acs_mcp_main) */
+        char *http;               /* --http ADDR:PORT: Streamable HTTP instead of stdio (mcp-http.h) */
+        char *http_token_file;    /* --http-token-file FILE */
 } acs_options;
 
 void acs_options_done(acs_options *o);

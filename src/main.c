@@ -13,6 +13,7 @@
 #include "full.h"
 #include "bench.h"
 #include "mcp.h"
+#include "mcp-http.h"
 #include "outmark.h"
 #include "profile.h"
 #include "profile-show.h"
@@ -254,7 +255,7 @@ int main(int argc, char *argv[])
                 status = acs_cmd_check(&o);
                 break;
         case ACS_CMD_MCP:
-                status = acs_mcp_main(&o);
+                status = o.http ? acs_mcp_http_main(&o) : acs_mcp_main(&o);
                 break;
         case ACS_CMD_PROFILES:
                 if (o.show)

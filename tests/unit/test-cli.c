@@ -112,6 +112,12 @@ static const struct {
         { A("--dry-run", "-c", "pass"), 1, ACS_CMD_RUN, NULL },
         { A("check", "--dry-run", "x"), 0, ACS_CMD_CHECK, "does not apply" },
         { A("mcp", "--dry-run"), 0, ACS_CMD_MCP, "does not apply" },
+        { A("mcp", "--http", "8080"), 1, ACS_CMD_MCP, NULL },
+        { A("mcp", "--http", "[::1]:8080", "--http-token-file", "t"), 1, ACS_CMD_MCP, NULL },
+        { A("mcp", "--http", "localhost:8080"), 0, ACS_CMD_MCP, "expected ADDR:PORT" },
+        { A("mcp", "--http", "70000"), 0, ACS_CMD_MCP, "expected ADDR:PORT" },
+        { A("mcp", "--http-token-file", "t"), 0, ACS_CMD_MCP, "goes with --http" },
+        { A("--http", "8080", "x.py"), 0, ACS_CMD_RUN, "does not apply" },
 };
 
 int main(void)
