@@ -278,46 +278,74 @@ static int apply_rlimits(const acs_sandbox_cfg *cfg, acs_error *err)
  * with no capability, no_new_privs and the program's seccomp filter, all
  * inherited from init; here: I/O, Landlock, session, limits, then exec.
  */
+/*
+ * The program's own steps, in the vfork child of init (init's memory: no
+ * allocation), in order: its stdio, the Landlock domain, no fd but what it
+ * needs, a session of its own, its directory, its limits; then exec.
+ */
+static int pstep_stdio(child_ctx *c)
+{
+        const acs_sandbox_cfg *cfg = c->cfg;
+        int in = cfg->stdin_fd;
+        if (in < 0 && (in = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+                return acs_error_errno(&c->err, -errno, "io", "open /dev/null");
+        if (dup2(in, 0) < 0 || dup2(cfg->stdout_fd, 1) < 0 || dup2(cfg->stderr_fd, 2) < 0)
+                return acs_error_errno(&c->err, -errno, "io", "dup2");
+        return 0;
+}
+
+static int pstep_landlock(child_ctx *c)
+{
+        return c->landlock_fd >= 0 ? acs_landlock_restrict(c->landlock_fd, &c->err) : 0;
+}
+
+/* keep 0,1,2, the sync socket (CLOEXEC: reports exec failure), the -v trace
+ * fd (CLOEXEC: our stderr, never the program's) and the scan fds */
+static int pstep_fds(child_ctx *c)
+{
+        const acs_sandbox_cfg *cfg = c->cfg;
+        int keep[] = { c->sync_fd, cfg->trace_fd, cfg->scan_fd, cfg->scan_module_fd };
+        close_all_except(3, keep, ELEMENTSOF(keep));
+        for (size_t i = 2; i < ELEMENTSOF(keep); i++)
+                if (keep[i] >= 0 && fcntl(keep[i], F_SETFD, 0) < 0)
+                        return acs_error_errno(&c->err, -errno, "io", "scan fd");
+        return 0;
+}
+
+static int pstep_session(child_ctx *c)
+{
+        return setsid() < 0 ? acs_error_errno(&c->err, -errno, "setsid", "setsid") : 0;
+}
+
+static int pstep_chdir(child_ctx *c)
+{
+        const char *dir = c->cfg->chdir;
+        if (dir && chdir(dir) < 0)
+                return acs_error_errno(&c->err, -errno, "chdir", "cannot change to %s inside the sandbox", dir);
+        return 0;
+}
+
+static int pstep_rlimits(child_ctx *c)
+{
+        return apply_rlimits(c->cfg, &c->err);
+}
+
+static int (*const program_steps[])(child_ctx *c) = {
+        pstep_stdio, pstep_landlock, pstep_fds, pstep_session, pstep_chdir, pstep_rlimits,
+};
+
 static _noreturn_ void program_main(child_ctx *c)
 {
         const acs_sandbox_cfg *cfg = c->cfg;
         acs_error *err = &c->err;
-        int in = cfg->stdin_fd, r;
-
-        if (in < 0 && (in = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
-                acs_error_errno(err, -errno, "io", "open /dev/null");
-                goto fail;
-        }
-        if (dup2(in, 0) < 0 || dup2(cfg->stdout_fd, 1) < 0 || dup2(cfg->stderr_fd, 2) < 0) {
-                acs_error_errno(err, -errno, "io", "dup2");
-                goto fail;
-        }
-        if (c->landlock_fd >= 0 && (r = acs_landlock_restrict(c->landlock_fd, err)) < 0)
-                goto fail;
-        /* keep 0,1,2, the sync socket (CLOEXEC: reports exec failure), the -v
-         * trace fd (CLOEXEC: our stderr, never the program's) and the scan fds */
-        int keep[] = { c->sync_fd, cfg->trace_fd, cfg->scan_fd, cfg->scan_module_fd };
-        close_all_except(3, keep, sizeof keep / sizeof *keep);
-        for (size_t i = 2; i < sizeof keep / sizeof *keep; i++)
-                if (keep[i] >= 0 && fcntl(keep[i], F_SETFD, 0) < 0) {
-                        acs_error_errno(err, -errno, "io", "scan fd");
+        for (size_t i = 0; i < ELEMENTSOF(program_steps); i++)
+                if (program_steps[i](c) < 0)
                         goto fail;
-                }
-        if (setsid() < 0) {
-                acs_error_errno(err, -errno, "setsid", "setsid");
-                goto fail;
-        }
-        if (cfg->chdir && chdir(cfg->chdir) < 0) {
-                acs_error_errno(err, -errno, "chdir", "cannot change to %s inside the sandbox", cfg->chdir);
-                goto fail;
-        }
-        if ((r = apply_rlimits(cfg, err)) < 0)
-                goto fail;
         acs_trace(cfg, "program: stdio, landlock, session, rlimits; exec");
         sigprocmask(SIG_SETMASK, &c->saved_mask, NULL);
 
         exec_program(cfg);
-        r = -errno;
+        int r = -errno;
         /* 127 for "not found" and "not executable" alike: 126 means a scan refusal here */
         err->exit_status = (r == -ENOENT || r == -ENOTDIR || r == -EACCES) ? 127 : 125;
         acs_error_errno(err, r, "exec", "cannot execute '%s' inside the sandbox", cfg->argv[0]);
