@@ -3,11 +3,13 @@
  * MCP tool definitions, argument validation and result building (pure).
  *
  * The schemas are JSON text embedded here so that tools/list is exactly what
- * a reader of this file sees. They avoid "$schema"/"$id": clients compile
- * outputSchema with their own validator (the TypeScript SDK uses Ajv) and
- * must not need to fetch or know a meta-schema. The report schema is lenient
- * where the report may say null, so that a client which validates
- * structuredContent (the SDK does) never rejects an honest report.
+ * a reader of this file sees. The outputSchemas (src/mcp-schemas.py) are a
+ * lean draft-07 digest of doc/report.schema.json: clients compile them with
+ * their own validator (Ajv in the TypeScript SDK, jsonschema in the Python
+ * one, which checks the schema again on every result) and must neither fetch
+ * a meta-schema nor pay for a big schema per call. They leave nested objects
+ * open, so that a client which validates structuredContent (the SDKs do)
+ * never rejects an honest report.
  */
 #include <math.h>
 #include <stddef.h>

@@ -90,8 +90,14 @@ static void test_lists(void)
                    "%s: inputSchema parses, type object", name);
                 ok(out && strcmp(json_object_get_string(json_object_object_get(out, "type")), "object") == 0,
                    "%s: outputSchema parses, type object", name);
-                ok(out && !json_object_object_get_ex(out, "$schema", NULL) && !json_object_object_get_ex(out, "$id", NULL),
-                   "%s: outputSchema has no $schema/$id", name);
+                /* draft-07: the dialect Ajv (TypeScript SDK) and jsonschema (Python SDK) know unfetched */
+                ok(out && json_object_object_get_ex(out, "$schema", &v) &&
+                           strcmp(json_object_get_string(v), "http://json-schema.org/draft-07/schema#") == 0 &&
+                           !json_object_object_get_ex(out, "$id", NULL),
+                   "%s: outputSchema declares draft-07, no $id", name);
+                /* SDKs check the schema on every result: it stays lean (bench/mcp-schema.py) */
+                ok(out && strlen(json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN)) < 4096,
+                   "%s: outputSchema is under 4 KiB", name);
                 test_policy_schema(name, json_object_object_get(in, "properties"));
         }
         json_object_put(list);
