@@ -120,6 +120,7 @@ typedef struct acs_changes {
         bool patch_omitted;  /* a patch was asked for but is not there: over
                               * max_patch_bytes, lists truncated, or a file unreadable */
         char **patch_skipped; /* paths git cannot express (FIFOs, devices, empty dirs) - NULL-terminated, may be NULL */
+        bool patch_truncated; /* the patch holds only its first files (MCP's cap, acs_mcp_cut_patch) */
         struct timespec run_start; /* when the run started (0: unknown); apply's conflict check */
 } acs_changes;
 

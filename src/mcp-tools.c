@@ -89,19 +89,27 @@ struct json_object *acs_mcp_initialize_result(const char *version, const char *s
         "\"open_files\":{\"type\":\"integer\",\"minimum\":8,\"maximum\":1048576,"                      \
         "\"description\":\"Most open files per process; at most the profile's\"}"
 
+/* What a result carries of the workspace's changes. */
+#define PATCH_PROP                                                                                    \
+        "\"patch\":{\"type\":\"boolean\",\"default\":false,"                                        \
+        "\"description\":\"Also return the git-style patch of the files the run changed in "              \
+        "/workspace (files.patch), at most 64 KiB: a longer one keeps its first files whole and "      \
+        "sets files.patch_truncated. Without it the result lists each changed path with its type, "  \
+        "size, mode and sha256 only.\"}"
+
 /* "timeout" and "profile" are added per server by tool_input(): they advertise its policy. */
 static const char python_input[] =
         "{\"type\":\"object\",\"properties\":{"
         "\"code\":{\"type\":\"string\",\"description\":\"Python 3 source, run like python3 -c "
         "in a fresh sandbox with /workspace as the working directory\"},"
-        LIMIT_PROPS
+        LIMIT_PROPS "," PATCH_PROP
         "},\"required\":[\"code\"],\"additionalProperties\":false}";
 
 static const char command_input[] =
         "{\"type\":\"object\",\"properties\":{"
         "\"command\":{\"type\":\"string\",\"description\":\"Shell command line, run by /bin/sh -c "
         "under the 'shell' profile in a fresh sandbox\"},"
-        LIMIT_PROPS
+        LIMIT_PROPS "," PATCH_PROP
         "},\"required\":[\"command\"],\"additionalProperties\":false}";
 
 static const char inspect_input[] =
@@ -387,6 +395,7 @@ static int parse_arguments(const acs_mcp_policy *pol, const struct tool_def *d, 
                         bool known = strcmp(key, main_key) == 0 ||
                                      (tool != ACS_TOOL_INSPECT && strcmp(key, "timeout") == 0) ||
                                      (tool != ACS_TOOL_INSPECT && is_limit_key(key)) ||
+                                     (tool != ACS_TOOL_INSPECT && strcmp(key, "patch") == 0) ||
                                      (tool != ACS_TOOL_COMMAND && strcmp(key, "profile") == 0);
                         (void)val;
                         if (!known)
@@ -436,6 +445,12 @@ static int parse_arguments(const acs_mcp_policy *pol, const struct tool_def *d, 
                 int r = parse_limits(d, args, c, ret_code, msg, size);
                 if (r < 0)
                         return r;
+        }
+        if (json_object_object_get_ex(args, "patch", &v)) {
+                if (!json_object_is_type(v, json_type_boolean))
+                        return bad_params(ret_code, msg, size, -EINVAL,
+                                          "Invalid arguments for %s: \"patch\" must be true or false", d->name);
+                c->patch = json_object_get_boolean(v);
         }
         if (json_object_object_get_ex(args, "profile", &v)) {
                 const char *p = json_object_get_string(v);
@@ -576,6 +591,33 @@ struct json_object *acs_mcp_run_result(const acs_report *rep, const acs_mcp_poli
         }
         r = text_result(text, structured, failed);
         return r;
+}
+
+void acs_mcp_cut_patch(acs_changes *c, size_t max)
+{
+        static const char mark[] = "diff --git ";
+        size_t keep = 0, cost = 0;
+
+        if (!c->patch || acs_json_cost(c->patch, c->patch_len, NULL) <= max)
+                return;
+        /* Each file's diff starts a line with "diff --git "; hunk lines start with ' ', '+', '-' or '\\'
+         * and binary literals are base85 (no space): no line inside a file's diff looks like one. */
+        for (size_t at = 0; at < c->patch_len;) {
+                const char *nl = memchr(c->patch + at, '\n', c->patch_len - at);
+                size_t next = nl ? (size_t)(nl - c->patch) + 1 : c->patch_len;
+
+                while (next < c->patch_len && strncmp(c->patch + next, mark, sizeof(mark) - 1) != 0) {
+                        nl = memchr(c->patch + next, '\n', c->patch_len - next);
+                        next = nl ? (size_t)(nl - c->patch) + 1 : c->patch_len;
+                }
+                cost += acs_json_cost_max(c->patch + at, next - at);
+                if (cost > max)
+                        break;
+                keep = at = next;
+        }
+        c->patch[keep] = '\0';
+        c->patch_len = keep;
+        c->patch_truncated = true;
 }
 
 /* Drop the later half of a text, at a character boundary (the text is UTF-8). */

@@ -8,11 +8,14 @@
 #pragma once
 
 #include "common.h"
+#include "diff.h"
 #include "report.h"
 
 struct json_object;
 
 #define ACS_MCP_LATEST_VERSION "2025-11-25"
+/* The most of a patch a result carries, JSON-encoded ("patch": true); the rest is cut at a file boundary. */
+#define ACS_MCP_PATCH_CAP (64u << 10)
 
 typedef enum { ACS_TOOL_PYTHON, ACS_TOOL_COMMAND, ACS_TOOL_INSPECT } acs_mcp_tool;
 
@@ -27,6 +30,7 @@ typedef struct acs_mcp_call {
         bool has_cpu, has_memory, has_processes, has_open_files;
         uint64_t cpu;   /* seconds, rounded up */
         uint64_t memory, processes, open_files;
+        bool patch;     /* "patch": true - the result carries files.patch, cut to ACS_MCP_PATCH_CAP */
 } acs_mcp_call;
 
 void acs_mcp_call_done(acs_mcp_call *c);
@@ -107,6 +111,12 @@ struct json_object *acs_mcp_run_result_fit(acs_report *rep, size_t max, const ac
  * and hint, if any.
  */
 char *acs_mcp_run_text(const acs_report *rep, const char *hint);
+/*
+ * Cut c->patch to its first files, so that its JSON-encoded size is at
+ * most max bytes (always at a "diff --git" line: what is left applies as it
+ * stands); c->patch_truncated says so. Nothing changes when it fits. Pure.
+ */
+void acs_mcp_cut_patch(acs_changes *c, size_t max);
 /* inspect_code_security: structuredContent is what `acs-launch check --json` prints (acs-check/1). */
 struct json_object *acs_mcp_scan_result(const char *profile, const char *file, const acs_scan_result *scan);
 struct json_object *acs_mcp_error_result(const char *message);

@@ -197,6 +197,67 @@ static void test_parse_call(void)
         }
 }
 
+/* "patch" is a boolean of the two run tools, false when absent. */
+static void test_patch_arg(void)
+{
+        static const struct {
+                const char *params;
+                int r;
+                bool patch;
+        } v[] = {
+                { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\"}}", 0, false },
+                { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"patch\":true}}", 0, true },
+                { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"1\",\"patch\":true}}", 0, true },
+                { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"1\",\"patch\":false}}", 0, false },
+                { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"patch\":1}}", -EINVAL, false },
+                { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"patch\":\"yes\"}}", -EINVAL, false },
+                { "{\"name\":\"inspect_code_security\",\"arguments\":{\"code\":\"1\",\"patch\":true}}", -EINVAL, false },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+                struct json_object *params = json_tokener_parse(v[i].params);
+                acs_mcp_call c = { 0 };
+                char msg[512] = "";
+                int code = 0;
+
+                is_int(acs_mcp_parse_call(&pol, params, &c, &code, msg, sizeof(msg)), v[i].r, v[i].params);
+                if (v[i].r == 0)
+                        ok(c.patch == v[i].patch, "  patch %d", v[i].patch);
+                else
+                        ok(strstr(msg, "patch"), "  the message names it: %s", msg);
+                acs_mcp_call_done(&c);
+                json_object_put(params);
+        }
+}
+
+/* The patch is cut at a file boundary to the cap, and says so. */
+static void test_cut_patch(void)
+{
+        static const char three[] = "diff --git a/a b/a\nnew file mode 100644\n--- /dev/null\n+++ b/a\n@@ -0,0 +1 @@\n+x\n"
+                                    "diff --git a/b b/b\nindex 1..2 100644\n--- a/b\n+++ b/b\n@@ -1 +1 @@\n-diff --git x\n+y\n"
+                                    "diff --git a/c b/c\ndeleted file mode 100644\n";
+        size_t first = strstr(three, "diff --git a/b") - three, second = strstr(three, "diff --git a/c") - three;
+        size_t all = sizeof(three) - 1, cost_all = acs_json_cost(three, all, NULL);
+        size_t cost1 = acs_json_cost(three, first, NULL), cost2 = acs_json_cost(three, second, NULL);
+        /* the cap is in JSON-encoded bytes: a newline costs two */
+        const struct {
+                size_t max, want;
+        } v[] = { { 100000, all }, { cost_all, all }, { cost_all - 1, second }, { cost2, second },
+                  { cost2 - 1, first }, { cost1, first }, { cost1 - 1, 0 }, { 10, 0 } };
+
+        ok(cost_all > all, "JSON costs more than the raw bytes (%zu > %zu)", cost_all, all);
+        for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+                acs_changes c = { .patch = strdup(three), .patch_len = all };
+                size_t want = v[i].want;
+
+                acs_mcp_cut_patch(&c, v[i].max);
+                ok(c.patch_len == want, "cut at %zu: %zu bytes kept (got %zu)", v[i].max, want, c.patch_len);
+                ok(strlen(c.patch) == c.patch_len && memcmp(c.patch, three, c.patch_len) == 0, "  a prefix of the patch");
+                is_int(c.patch_truncated, want != all, "  patch_truncated");
+                ok(c.patch_len == 0 || c.patch[c.patch_len - 1] == '\n', "  ends a line");
+                free(c.patch);
+        }
+}
+
 static bool result_is_error(struct json_object *r)
 {
         return json_object_get_boolean(json_object_object_get(r, "isError"));
@@ -466,6 +527,8 @@ int main(void)
         test_versions();
         test_lists();
         test_parse_call();
+        test_patch_arg();
+        test_cut_patch();
         test_results();
         test_fit();
         test_hints();
