@@ -677,9 +677,14 @@ static void serve(mcp_server *s)
         }
 }
 
+/* A call mostly waits (on its program, a timeout, the client): even on 1-2 CPUs, 4 at once by default. */
+#define MIN_DEFAULT_CONCURRENCY 4
+
 static unsigned default_concurrency(const acs_options *o)
 {
-        long n = o->max_concurrency ? (long)o->max_concurrency : sysconf(_SC_NPROCESSORS_ONLN);
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        long n = o->max_concurrency ? (long)o->max_concurrency
+                                    : cpus > MIN_DEFAULT_CONCURRENCY ? cpus : MIN_DEFAULT_CONCURRENCY;
 
         return n < 1 ? 1 : n > 1024 ? 1024 : (unsigned)n;
 }

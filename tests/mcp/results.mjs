@@ -6,7 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ACS, test } from './lib.mjs';
+import { ACS, test, until, pidsNamed, uniqueMarker, sleeperCode } from './lib.mjs';
+import { cpus } from 'node:os';
 
 const text = (r) => (r?.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 const PATCH_CAP = 64 << 10;
@@ -87,6 +88,19 @@ export function register(sdk) {
     t.is(files?.added?.length, 40, 'every file still listed');
     t.ok(/cut to its first files/.test(text(r)), 'the text says it was cut', text(r));
   });
+
+  test('results: at least 4 calls at once by default', async (t) => {
+    const marker = uniqueMarker('cc');
+    const acs = [0, 1, 2, 3].map(() => new AbortController());
+    const calls = acs.map((ac) =>
+      call('execute_python', { code: sleeperCode(marker), profile: 'unsafe-python', timeout: 60 }, { signal: ac.signal })
+        .catch(() => null));
+    const four = await until(() => pidsNamed(marker).length >= 4, 30000);
+    t.ok(four, `4 sandboxes run at once on ${cpus().length} CPUs (no --max-concurrency)`, pidsNamed(marker));
+    for (const ac of acs) ac.abort('done');
+    await Promise.all(calls);
+    t.ok(await until(() => pidsNamed(marker).length === 0, 15000), 'all cancelled');
+  }, { timeout: 60000 });
 
   test('results: close', async (t) => {
     await client.close();
