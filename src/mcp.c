@@ -708,8 +708,7 @@ int acs_mcp_main(const acs_options *o)
         }
         acs_mcp_out_init(&s.out, STDOUT_FILENO);
 
-        /* Load libgit2 (whose init reads the CA bundle, ~10 ms)
-         * once here: every forked worker inherits it ready. */
+        /* Ready the diff's hashing once here: every forked worker inherits it. */
         if (acs_diff_preload(true, &perr) < 0)
                 fprintf(stderr, "acs-launch mcp: %s (patches will be slower)\n", perr.msg);
 
