@@ -115,6 +115,19 @@ struct json_object *acs_mcp_execute(const acs_options *o, const acs_mcp_policy *
                 return error_result("\"%s\" may only lower profile %s's limit: ask for at most what "
                                     "`acs-launch profiles --show %s` says",
                                     over, p->name, p->name);
+        /* execute_command's cwd and env: the profile's policy still applies (plan.c: a locked env refuses) */
+        _cleanup_strv_free_ char **env = NULL;
+        if (c->tool == ACS_TOOL_COMMAND && c->env) {
+                for (char **e = o->setenv; e && *e; e++)
+                        if (acs_strv_push(&env, *e) < 0)
+                                return error_result("out of memory");
+                for (char **e = c->env; *e; e++)
+                        if (acs_strv_push(&env, *e) < 0)
+                                return error_result("out of memory");
+                ro.setenv = env;
+        }
+        if (c->tool == ACS_TOOL_COMMAND && c->cwd)
+                ro.chdir = c->cwd;
         ro.json = true;
         ro.apply = false;
         ro.patch = NULL;

@@ -3,7 +3,7 @@
 // the patch only on request and capped, and (execute_command) the profile,
 // working directory and environment a call may choose.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ACS, test, until, pidsNamed, uniqueMarker, sleeperCode } from './lib.mjs';
@@ -22,12 +22,15 @@ const WRITES =
 export function register(sdk) {
   const { Client, StdioClientTransport } = sdk;
   let client;
+  // the server's --workspace: one directory for execute_command's cwd (never written to)
+  const ws = mkdtempSync(join(tmpdir(), 'acs-results-ws-'));
+  mkdirSync(join(ws, 'sub'));
   const call = (name, args, opts) => client.callTool({ name, arguments: args }, undefined, opts);
 
   test('results: connect', async (t) => {
     const transport = new StdioClientTransport({
       command: ACS,
-      args: ['mcp', '--allow-profile', 'unsafe-python'],
+      args: ['mcp', '--allow-profile', 'unsafe-python', '--workspace', ws],
       env: { ...process.env },
       stderr: 'inherit',
     });
@@ -102,7 +105,46 @@ export function register(sdk) {
     t.ok(await until(() => pidsNamed(marker).length === 0, 15000), 'all cancelled');
   }, { timeout: 60000 });
 
+  // MCP 2025-06-18 progress: the SDK sends _meta.progressToken when given onprogress,
+  // and with resetTimeoutOnProgress each notification restarts its request timeout.
+  test('results: progress keeps a long call alive', async (t) => {
+    const code = 'import time\ntime.sleep(4.5)\nprint("done")\n';
+    const seen = [];
+    const r = await call('execute_python', { code, profile: 'unsafe-python', timeout: 30 },
+      { timeout: 2500, resetTimeoutOnProgress: true, onprogress: (p) => seen.push(p) });
+    t.is(r?.structuredContent?.stdout?.text, 'done\n', 'a 4.5 s call succeeds with a 2.5 s request timeout');
+    t.ok(seen.length >= 3, `progress notifications came (${seen.length})`, seen);
+    t.ok(seen.every((p, i) => i === 0 || p.progress > seen[i - 1].progress), 'progress increases', seen);
+    t.ok(/running for \d+ s/.test(seen[0]?.message ?? ''), 'with a message', seen[0]);
+    let err = null;
+    try {
+      await call('execute_python', { code, profile: 'unsafe-python', timeout: 30 },
+        { timeout: 2500, onprogress: () => {} });
+    } catch (e) {
+      err = e;
+    }
+    t.ok(err && /timed out|timeout/i.test(String(err)), 'without resetTimeoutOnProgress the same call times out',
+      String(err));
+  }, { timeout: 30000 });
+
+  test('results: execute_command takes a profile, cwd and env', async (t) => {
+    const r = await call('execute_command', { command: 'pwd; printf "%s" "$GREETING"', cwd: 'sub',
+      env: { GREETING: 'hi there' } });
+    t.is(r.structuredContent?.stdout?.text, '/workspace/sub\nhi there', 'it ran in /workspace/sub with GREETING set',
+      r.structuredContent);
+    t.is(r.structuredContent?.profile, 'shell', 'under shell by default');
+    const p = await call('execute_command', { command: 'echo ok', profile: 'unsafe-python' });
+    t.is(p.structuredContent?.profile, 'unsafe-python', 'a profile the operator allows');
+    const no = await call('execute_command', { command: 'echo ok', profile: 'pure-math' });
+    t.ok(no.isError && /Not allowed: profile "pure-math"/.test(text(no)), 'one it does not allow is refused', text(no));
+    const up = await call('execute_command', { command: 'pwd', cwd: 'sub/../../etc' });
+    t.ok(up.isError && /"cwd" must be \/workspace/.test(text(up)), 'a cwd leaving /workspace is refused', text(up));
+    const bad = await call('execute_command', { command: 'env', env: { 'A-B': 'x' } });
+    t.ok(bad.isError && /"env" entry "A-B"/.test(text(bad)), 'a bad variable name is refused', text(bad));
+  });
+
   test('results: close', async (t) => {
+    rmSync(ws, { recursive: true, force: true });
     await client.close();
     t.ok(true, 'client closed');
   });

@@ -43,7 +43,16 @@ static void test_policy_schema(const char *name, struct json_object *props)
         bool command = strcmp(name, "execute_command") == 0, inspect = strcmp(name, "inspect_code_security") == 0;
 
         if (command) {
-                ok(!p, "%s: no profile argument (always 'shell')", name);
+                struct json_object *e = json_object_object_get(p, "enum");
+                const char *desc = json_object_get_string(json_object_object_get(p, "description"));
+
+                ok(strcmp(json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN),
+                          "[\"shell\",\"pure-math\",\"default\"]") == 0,
+                   "%s: profile enum is shell, then the allowed list", name);
+                ok(desc && strstr(desc, "default: shell") && !strstr(desc, "unsafe"), "%s: shell is the default: %s", name,
+                   desc);
+                ok(json_object_object_get(props, "cwd") && json_object_object_get(props, "env"), "%s: takes cwd and env",
+                   name);
         } else {
                 struct json_object *e = json_object_object_get(p, "enum");
                 const char *desc = json_object_get_string(json_object_object_get(p, "description"));
@@ -148,7 +157,11 @@ static const struct {
         { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"profile\":\"\"}}", -EACCES, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"profile\":7}}", -EINVAL, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"timout\":7}}", -EINVAL, 0, NULL, 0, NULL },
-        { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\",\"profile\":\"default\"}}", -EINVAL, 0, NULL, 0, NULL },
+        /* execute_command: shell, or a profile the operator allows */
+        { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\",\"profile\":\"default\"}}", 0, ACS_TOOL_COMMAND, "ls", 0, "default" },
+        { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\",\"profile\":\"shell\"}}", 0, ACS_TOOL_COMMAND, "ls", 0, "shell" },
+        { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\",\"profile\":\"unsafe-python\"}}", -EACCES, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"cwd\":\"/workspace\"}}", -EINVAL, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\\u0000rm\"}}", -EINVAL, 0, NULL, 0, NULL },
         /* a NUL in code: the scan passed the part before it and nothing ran (issue 12 item 9) */
         { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"print(1)\\u0000import os\"}}", -EINVAL, 0, NULL, 0, NULL },
@@ -176,7 +189,7 @@ static void test_parse_call(void)
                 r = acs_mcp_parse_call(&pol, params, &c, &code, msg, sizeof(msg));
                 is_int(r, calls[i].r, calls[i].params);
                 if (r == -EACCES) {
-                        ok(strstr(msg, "Not allowed") && (strstr(msg, "max-timeout") || strstr(msg, "allows pure-math, default")),
+                        ok(strstr(msg, "Not allowed") && (strstr(msg, "max-timeout") || strstr(msg, "pure-math, default (omit")),
                            "  says what the server allows: %s", msg);
                 } else if (r < 0) {
                         is_int(code, -32602, "  -32602");
@@ -256,6 +269,120 @@ static void test_cut_patch(void)
                 ok(c.patch_len == 0 || c.patch[c.patch_len - 1] == '\n', "  ends a line");
                 free(c.patch);
         }
+}
+
+/* _meta.progressToken: a string or an integer, echoed as given; progress always increases. */
+static void test_progress(void)
+{
+        static const struct {
+                const char *params, *token; /* token: its JSON, NULL for none */
+        } v[] = {
+                { "{\"name\":\"x\",\"_meta\":{\"progressToken\":7}}", "7" },
+                { "{\"name\":\"x\",\"_meta\":{\"progressToken\":\"abc\"}}", "\"abc\"" },
+                { "{\"name\":\"x\",\"_meta\":{\"progressToken\":1.5}}", NULL },
+                { "{\"name\":\"x\",\"_meta\":{\"progressToken\":null}}", NULL },
+                { "{\"name\":\"x\",\"_meta\":{}}", NULL },
+                { "{\"name\":\"x\"}", NULL },
+                { "[]", NULL },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+                struct json_object *params = json_tokener_parse(v[i].params);
+                struct json_object *tok = acs_mcp_progress_token(params);
+
+                json_object_put(params); /* the token outlives the request */
+                if (v[i].token)
+                        is_str(tok ? json_object_to_json_string(tok) : NULL, v[i].token, v[i].params);
+                else
+                        ok(!tok, "%s: no token", v[i].params);
+                json_object_put(tok);
+        }
+
+        struct json_object *tok = json_object_new_string("t");
+        static const struct {
+                uint64_t ms, progress;
+        } steps[] = { { 1000, 1 }, { 1500, 2 }, { 2900, 3 }, { 7000, 7 } };
+        uint64_t last = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
+                struct json_object *m = acs_mcp_progress_message(tok, steps[i].ms, &last), *p;
+
+                p = json_object_object_get(m, "params");
+                is_str(json_object_get_string(json_object_object_get(m, "method")), "notifications/progress",
+                       "progress: the method");
+                ok(json_object_get_uint64(json_object_object_get(p, "progress")) == steps[i].progress && last == steps[i].progress,
+                   "progress at %llu ms: %llu", (unsigned long long)steps[i].ms, (unsigned long long)steps[i].progress);
+                is_str(json_object_get_string(json_object_object_get(p, "progressToken")), "t", "  the token");
+                ok(!json_object_object_get_ex(m, "id", NULL), "  a notification: no id");
+                json_object_put(m);
+        }
+        json_object_put(tok);
+}
+
+/* execute_command's cwd (inside /workspace) and env (names, sizes, count). */
+static void test_command_extras(void)
+{
+        static const struct {
+                const char *args; /* the arguments object's members after "command" */
+                int r;
+                const char *cwd, *env0;
+        } v[] = {
+                { "\"cwd\":\"sub/dir\"", 0, "/workspace/sub/dir", NULL },
+                { "\"cwd\":\"/workspace\"", 0, "/workspace", NULL },
+                { "\"cwd\":\"/workspace/a\"", 0, "/workspace/a", NULL },
+                { "\"cwd\":\"\"", 0, "/workspace", NULL },
+                { "\"cwd\":\"/workspacex\"", -EACCES, NULL, NULL },
+                { "\"cwd\":\"/etc\"", -EACCES, NULL, NULL },
+                { "\"cwd\":\"a/../../etc\"", -EACCES, NULL, NULL },
+                { "\"cwd\":\"/workspace/..\"", -EACCES, NULL, NULL },
+                { "\"cwd\":\"..\"", -EACCES, NULL, NULL },
+                { "\"cwd\":\"a..b\"", 0, "/workspace/a..b", NULL },
+                { "\"cwd\":\"a\\u0000b\"", -EINVAL, NULL, NULL },
+                { "\"cwd\":7", -EINVAL, NULL, NULL },
+                { "\"env\":{\"A\":\"1\"}", 0, NULL, "A=1" },
+                { "\"env\":{\"_x9\":\"\"}", 0, NULL, "_x9=" },
+                { "\"env\":{\"LD_PRELOAD\":\"/x.so\"}", 0, NULL, "LD_PRELOAD=/x.so" }, /* the profile decides (plan.c) */
+                { "\"env\":{\"9A\":\"1\"}", -EINVAL, NULL, NULL },
+                { "\"env\":{\"A=B\":\"1\"}", -EINVAL, NULL, NULL },
+                { "\"env\":{\"\":\"1\"}", -EINVAL, NULL, NULL },
+                { "\"env\":{\"A\":1}", -EINVAL, NULL, NULL },
+                { "\"env\":{\"A\":\"x\\u0000y\"}", -EINVAL, NULL, NULL },
+                { "\"env\":[\"A=1\"]", -EINVAL, NULL, NULL },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+                char params[512], msg[512] = "";
+                acs_mcp_call c = { 0 };
+                int code = 0, r;
+
+                snprintf(params, sizeof params, "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\",%s}}",
+                         v[i].args);
+                struct json_object *p = json_tokener_parse(params);
+                r = acs_mcp_parse_call(&pol, p, &c, &code, msg, sizeof(msg));
+                is_int(r, v[i].r, v[i].args);
+                if (r == 0 && v[i].cwd)
+                        is_str(c.cwd, v[i].cwd, "  cwd");
+                if (r == 0 && v[i].env0)
+                        is_str(c.env ? c.env[0] : NULL, v[i].env0, "  env");
+                if (r < 0)
+                        ok(strstr(msg, strstr(v[i].args, "cwd") ? "cwd" : "env"), "  the message names it: %s", msg);
+                acs_mcp_call_done(&c);
+                json_object_put(p);
+        }
+
+        /* bounds: count, one value, the total */
+        char *big = malloc(300000);
+        size_t n = (size_t)snprintf(big, 300000, "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\",\"env\":{");
+        for (int k = 0; k <= ACS_MCP_ENV_MAX; k++)
+                n += (size_t)snprintf(big + n, 300000 - n, "%s\"V%d\":\"x\"", k ? "," : "", k);
+        snprintf(big + n, 300000 - n, "}}}");
+        struct json_object *p = json_tokener_parse(big);
+        acs_mcp_call c = { 0 };
+        char msg[512] = "";
+        int code = 0;
+        is_int(acs_mcp_parse_call(&pol, p, &c, &code, msg, sizeof msg), -ERANGE, "65 variables: too many");
+        acs_mcp_call_done(&c);
+        json_object_put(p);
+        ok(acs_mcp_env_check("A", "x", ACS_MCP_ENV_VALUE_MAX) == -ERANGE, "a value's length is checked (NUL inside)");
+        free(big);
 }
 
 static bool result_is_error(struct json_object *r)
@@ -529,6 +656,8 @@ int main(void)
         test_parse_call();
         test_patch_arg();
         test_cut_patch();
+        test_progress();
+        test_command_extras();
         test_results();
         test_fit();
         test_hints();
