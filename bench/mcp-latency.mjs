@@ -47,6 +47,10 @@ function bare() {
 const transport = new StdioClientTransport({ command: acs, args: ['mcp'], env: { ...process.env }, stderr: 'inherit' });
 const client = new Client({ name: 'acs-mcp-latency', version: '1' });
 await client.connect(transport);
+// As real clients do: tools/list first, so that the SDK compiles each tool's
+// outputSchema (Ajv) and validates every result's structuredContent against it.
+const { tools } = await client.listTools();
+const schemaBytes = JSON.stringify(tools.find((t) => t.name === 'execute_python')?.outputSchema ?? {}).length;
 
 async function viaMcp() {
   const t0 = performance.now();
@@ -73,7 +77,7 @@ await client.close();
 const mm = median(mcp);
 const mp = median(py);
 const f = (x) => x.toFixed(2);
-console.log(`calls: ${n} each (after ${warmup} warm-up), sequential, one server`);
+console.log(`calls: ${n} each (after ${warmup} warm-up), sequential, one server; results validated against a ${schemaBytes}-byte outputSchema`);
 console.log(`execute_python("print(1)") via MCP SDK: median ${f(mm)} ms  p90 ${f(pct(mcp, 90))} ms  min ${f(Math.min(...mcp))} ms`);
 console.log(`bare python3 -I -S -c 'print(1)':       median ${f(mp)} ms  p90 ${f(pct(py, 90))} ms  min ${f(Math.min(...py))} ms`);
 console.log(`ratio (MCP round trip / bare python): ${(mm / mp).toFixed(2)}`);

@@ -637,7 +637,7 @@ static const struct {
           "  -p, --profile NAME|PATH   profile for execute_python (default 'default')\n"
           "  -w, --workspace DIR       host directory shown at /workspace in every call\n"
           "      --timeout SEC         --memory SIZE   --max-tokens N   --net none|loopback\n"
-          "      --max-concurrency N   tool calls run in parallel, 1 to 1024 (default: CPUs)\n"
+          "      --max-concurrency N   tool calls run in parallel, 1 to 1024 (default: CPUs, at least 4)\n"
           "      --allow-profile NAME  a profile clients may choose besides --profile (repeatable)\n"
           "      --max-timeout SEC     longest timeout a client may ask for (default 60)\n"
           "      --http ADDR:PORT      serve Streamable HTTP at http://ADDR:PORT/mcp instead of stdio\n"

@@ -10,12 +10,8 @@
  * SHA-256 is nettle's, linked in: no start-up cost (it is plain code, no
  * constructors or provider loading), and it links statically into the
  * static acs-launch. The table is kept so that callers stay independent of
- * the library; acs_crypto_load cannot fail.
- *
- * libgit2 is loaded with dlopen on first use: linking it costs every
- * acs-launch start ~3 ms of relocation and constructors, measured with
- * hyperfine, while most runs produce no patch; dlopen of an already-loaded
- * library is cheap and RTLD_NODELETE keeps it mapped for the next call.
+ * the library; acs_crypto_load cannot fail. The patch's blob ids are
+ * nettle's SHA-1 (acs_git_blob_buf) and its body udiff.c's: no libgit2.
  */
 typedef struct sha256_ctx acs_sha256_ctx;
 typedef struct acs_crypto {

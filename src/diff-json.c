@@ -186,6 +186,8 @@ struct json_object *acs_changes_to_json(const acs_changes *c)
         }
         if (c->patch_omitted)
                 json_object_object_add(o, "patch_omitted", json_object_new_boolean(1));
+        if (c->patch_truncated)
+                json_object_object_add(o, "patch_truncated", json_object_new_boolean(1));
         if (c->patch_skipped) {
                 json_object *a = json_object_new_array();
 
@@ -381,6 +383,7 @@ void acs_changes_clip(acs_changes *c, size_t keep)
         free(c->patch);
         c->patch = NULL;
         c->patch_len = 0;
+        c->patch_truncated = false;
         acs_strv_free(c->patch_skipped);
         c->patch_skipped = NULL;
 }

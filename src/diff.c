@@ -24,7 +24,6 @@
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 
-#include "full.h"
 #include "apply-policy.h"
 #include "diff-internal.h"
 
@@ -692,11 +691,9 @@ int acs_diff_collect(int upper_fd, int lower_fd, const acs_diff_opts *o, acs_cha
         /* a patch of a truncated list would be incomplete: none rather than part */
         if (r >= 0 && w.o->want_patch && c.truncated)
                 c.patch_omitted = true;
-        /* the static acs-launch has no libgit2: acs-launch-full makes the patch */
+        /* in process, static acs-launch included (udiff.c: no library to load) */
         else if (r >= 0 && w.o->want_patch)
-                r = acs_static_launcher && acs_changes_count(&c) > 0
-                            ? acs_patch_via_full(upper_fd, lower_fd, &c, w.o->max_patch_bytes, err)
-                            : acs_changes_make_patch(upper_fd, lower_fd, &c, w.o->max_patch_bytes, err);
+                r = acs_changes_make_patch(upper_fd, lower_fd, &c, w.o->max_patch_bytes, err);
         if (r < 0) {
                 if (err && !err->code)
                         acs_error_errno(err, r, "diff", "cannot compare the workspace layers");

@@ -120,6 +120,7 @@ typedef struct acs_changes {
         bool patch_omitted;  /* a patch was asked for but is not there: over
                               * max_patch_bytes, lists truncated, or a file unreadable */
         char **patch_skipped; /* paths git cannot express (FIFOs, devices, empty dirs) - NULL-terminated, may be NULL */
+        bool patch_truncated; /* the patch holds only its first files (MCP's cap, acs_mcp_cut_patch) */
         struct timespec run_start; /* when the run started (0: unknown); apply's conflict check */
 } acs_changes;
 
@@ -129,7 +130,7 @@ typedef struct acs_diff_opts {
         char *const *protect;
         /* acs-launch's configuration places (acs_guards_for_profile), may be NULL */
         const struct acs_guards *guards;
-        bool want_patch;          /* also fill c->patch (loads libgit2 on demand) */
+        bool want_patch;          /* also fill c->patch (in process, udiff.c) */
         uint64_t max_entries;     /* 0: no limit; beyond it c->truncated is set */
         uint64_t max_list_bytes;  /* 0: no limit; JSON bytes of the lists (acs_change_json_cost) */
         size_t name_budget;       /* 0: ACS_DIFF_NAME_BUDGET (tests make it small to walk
@@ -145,7 +146,7 @@ typedef struct acs_diff_opts {
  * scratch workspace). On success *ret is filled (caller frees with
  * acs_changes_free) and 0 is returned; on failure -errno with err filled,
  * *ret untouched. Sets ret->run_start to 0; the engine may set it.
- * The patch loads libgit2 on first use (dlopen).
+ * The patch is written in process (udiff.c), static acs-launch included.
  */
 int acs_diff_collect(int upper_fd, int lower_fd, const acs_diff_opts *o, acs_changes *ret,
                      acs_error *err);
@@ -160,12 +161,10 @@ int acs_changes_make_patch(int upper_fd, int lower_fd, acs_changes *c, uint64_t 
                            acs_error *err);
 
 /*
- * Load libgit2 (and run git_libgit2_init) now, so that a long-lived process
- * (the MCP server) pays for it once and the workers it forks inherit the
- * mappings. Costs measured on this machine kind: dlopen libgit2 ~3 ms,
- * git_libgit2_init a few ms more (Debian's build parses the system CA
- * bundle with mbedTLS there, which cannot be switched off). Without it, the
- * first patch pays this.
+ * Ready what the diff uses (the hash functions) in a long-lived process
+ * before it forks workers. with_patch is kept for callers: the patch once
+ * needed libgit2 loaded (~10 ms: its init parsed the CA bundle) and now
+ * needs no library at all.
  */
 int acs_diff_preload(bool with_patch, acs_error *err);
 

@@ -101,7 +101,7 @@ int acs_mcp_call_profile(const acs_mcp_policy *pol, const acs_mcp_call *c, acs_p
         double cap = pol->max_timeout;
         int r;
 
-        if (c->tool == ACS_TOOL_COMMAND)
+        if (c->tool == ACS_TOOL_COMMAND && (!c->profile || strcmp(c->profile, "shell") == 0))
                 r = acs_profile_load_name("shell", &p, err);
         else if (!c->profile || strcmp(c->profile, pol->profiles[0]) == 0)
                 r = load_server_profile(pol->default_ref, &p, err);

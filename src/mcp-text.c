@@ -129,6 +129,20 @@ static void put_stream(FILE *f, const char *name, const acs_stream_result *s)
         fputc('\n', f);
 }
 
+/* Where the patch is, or how to get it: the model reads this line, not the JSON. */
+static void put_patch(FILE *f, const acs_changes *c)
+{
+        if (c->patch && c->patch_truncated)
+                fprintf(f, "patch: in files.patch, cut to its first files (%zu bytes; at most %u KiB are returned)\n",
+                        c->patch_len, ACS_MCP_PATCH_CAP >> 10);
+        else if (c->patch)
+                fprintf(f, "patch: in files.patch (%zu bytes)\n", c->patch_len);
+        else if (c->patch_omitted)
+                fputs("patch: omitted (too big, or the file lists are truncated)\n", f);
+        else
+                fputs("patch: not included; call again with \"patch\": true to get it\n", f);
+}
+
 static void put_files(FILE *f, const acs_changes *c)
 {
         const struct {
@@ -151,13 +165,15 @@ static void put_files(FILE *f, const acs_changes *c)
 
                         if (shown++ == 20) {
                                 fprintf(f, "  ... and %zu more\n", n - 20);
-                                return;
+                                goto done;
                         }
                         fprintf(f, "  %s ", lists[l].tag);
                         if (x->path)
                                 put_inline(f, x->path, x->path_len ? x->path_len : strlen(x->path));
                         fputc('\n', f);
                 }
+done:
+        put_patch(f, c);
 }
 
 char *acs_mcp_run_text(const acs_report *rep, const char *hint)

@@ -3,12 +3,15 @@
  * MCP tool definitions, argument validation and result building (pure).
  *
  * The schemas are JSON text embedded here so that tools/list is exactly what
- * a reader of this file sees. They avoid "$schema"/"$id": clients compile
- * outputSchema with their own validator (the TypeScript SDK uses Ajv) and
- * must not need to fetch or know a meta-schema. The report schema is lenient
- * where the report may say null, so that a client which validates
- * structuredContent (the SDK does) never rejects an honest report.
+ * a reader of this file sees. The outputSchemas (src/mcp-schemas.py) are a
+ * lean draft-07 digest of doc/report.schema.json: clients compile them with
+ * their own validator (Ajv in the TypeScript SDK, jsonschema in the Python
+ * one, which checks the schema again on every result) and must neither fetch
+ * a meta-schema nor pay for a big schema per call. They leave nested objects
+ * open, so that a client which validates structuredContent (the SDKs do)
+ * never rejects an honest report.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <signal.h>
@@ -87,19 +90,33 @@ struct json_object *acs_mcp_initialize_result(const char *version, const char *s
         "\"open_files\":{\"type\":\"integer\",\"minimum\":8,\"maximum\":1048576,"                      \
         "\"description\":\"Most open files per process; at most the profile's\"}"
 
+/* What a result carries of the workspace's changes. */
+#define PATCH_PROP                                                                                    \
+        "\"patch\":{\"type\":\"boolean\",\"default\":false,"                                        \
+        "\"description\":\"Also return the git-style patch of the files the run changed in "              \
+        "/workspace (files.patch), at most 64 KiB: a longer one keeps its first files whole and "      \
+        "sets files.patch_truncated. Without it the result lists each changed path with its type, "  \
+        "size, mode and sha256 only.\"}"
+
 /* "timeout" and "profile" are added per server by tool_input(): they advertise its policy. */
 static const char python_input[] =
         "{\"type\":\"object\",\"properties\":{"
         "\"code\":{\"type\":\"string\",\"description\":\"Python 3 source, run like python3 -c "
         "in a fresh sandbox with /workspace as the working directory\"},"
-        LIMIT_PROPS
+        LIMIT_PROPS "," PATCH_PROP
         "},\"required\":[\"code\"],\"additionalProperties\":false}";
 
 static const char command_input[] =
         "{\"type\":\"object\",\"properties\":{"
         "\"command\":{\"type\":\"string\",\"description\":\"Shell command line, run by /bin/sh -c "
-        "under the 'shell' profile in a fresh sandbox\"},"
-        LIMIT_PROPS
+        "under the 'shell' profile (unless \\\"profile\\\" names another) in a fresh sandbox\"},"
+        "\"cwd\":{\"type\":\"string\",\"maxLength\":4095,\"description\":\"Working directory: "
+        "/workspace (the default) or a directory below it, absolute or relative to /workspace; no '..'\"},"
+        "\"env\":{\"type\":\"object\",\"maxProperties\":64,\"additionalProperties\":{\"type\":\"string\","
+        "\"maxLength\":32768},\"description\":\"Environment variables to set, NAME: value (names "
+        "[A-Za-z_][A-Za-z0-9_]*, at most 128 bytes; 128 KiB in all). A profile that locks its environment "
+        "refuses them\"},"
+        LIMIT_PROPS "," PATCH_PROP
         "},\"required\":[\"command\"],\"additionalProperties\":false}";
 
 static const char inspect_input[] =
@@ -120,9 +137,10 @@ static const struct tool_def {
                 python_input, acs_mcp_report_schema, false },
         [ACS_TOOL_COMMAND] = {
                 "execute_command", "Run a shell command in a sandbox",
-                "Run a shell command with /bin/sh -c in a fresh, isolated sandbox (profile 'shell': "
-                "/bin/sh and coreutils, no network, a private /workspace) and return its clipped "
-                "output and a report.",
+                "Run a shell command with /bin/sh -c in a fresh, isolated sandbox (profile 'shell' unless "
+                "\"profile\" names another this server allows: /bin/sh and coreutils, no network, a private "
+                "/workspace), optionally in a directory below /workspace (\"cwd\") with variables set "
+                "(\"env\"), and return its clipped output and a report.",
                 command_input, acs_mcp_report_schema, false },
         [ACS_TOOL_INSPECT] = {
                 "inspect_code_security", "Check Python code against a profile",
@@ -170,7 +188,7 @@ static struct json_object *timeout_prop(const acs_mcp_policy *pol)
 }
 
 /* The enum is the policy; the description names each profile and says what it is. */
-static struct json_object *profile_prop(const acs_mcp_policy *pol, const char *what)
+static struct json_object *profile_prop(const acs_mcp_policy *pol, const char *what, bool command)
 {
         struct json_object *p, *e = json_object_new_array();
         _cleanup_free_ char *desc = NULL;
@@ -183,7 +201,11 @@ static struct json_object *profile_prop(const acs_mcp_policy *pol, const char *w
                 json_object_put(e);
                 return NULL;
         }
-        fprintf(f, "Policy profile %s (default: %s). This server allows:", what, pol->profiles[0]);
+        fprintf(f, "Policy profile %s (default: %s). This server allows:", what, command ? "shell" : pol->profiles[0]);
+        if (command && !acs_mcp_policy_allows(pol, "shell")) {
+                json_object_array_add(e, json_object_new_string("shell"));
+                fputs(" shell (/bin/sh and coreutils);", f);
+        }
         for (size_t i = 0; pol->profiles[i]; i++) {
                 json_object_array_add(e, json_object_new_string(pol->profiles[i]));
                 fprintf(f, "%s %s", i ? ";" : "", pol->profiles[i]);
@@ -209,9 +231,9 @@ static struct json_object *tool_input(const struct tool_def *d, acs_mcp_tool too
                 return in;
         if (tool != ACS_TOOL_INSPECT)
                 json_object_object_add(props, "timeout", timeout_prop(pol));
-        if (tool != ACS_TOOL_COMMAND)
-                json_object_object_add(props, "profile",
-                                       profile_prop(pol, tool == ACS_TOOL_INSPECT ? "whose rules apply" : "to run under"));
+        json_object_object_add(props, "profile",
+                               profile_prop(pol, tool == ACS_TOOL_INSPECT ? "whose rules apply" : "to run under",
+                                            tool == ACS_TOOL_COMMAND));
         return in;
 }
 
@@ -288,6 +310,8 @@ void acs_mcp_call_done(acs_mcp_call *c)
 {
         free(c->code);
         free(c->profile);
+        free(c->cwd);
+        acs_strv_free(c->env);
         *c = (acs_mcp_call){ 0 };
 }
 
@@ -371,6 +395,95 @@ static int parse_limits(const struct tool_def *d, struct json_object *args, acs_
         return 0;
 }
 
+/* "cwd": /workspace or below, absolute or relative; "." and "" mean /workspace; never "..". */
+static int check_cwd(const char *s, size_t len, char **ret)
+{
+        const char *rel = s;
+
+        if (len != strlen(s) || len > 4095)
+                return -EINVAL;
+        if (s[0] == '/') {
+                if (strncmp(s, "/workspace", 10) != 0 || (s[10] != '\0' && s[10] != '/'))
+                        return -EACCES;
+                rel = s + 10;
+        }
+        for (const char *p = rel; *p;) {
+                size_t n = strcspn(p, "/");
+
+                if (n == 2 && p[0] == '.' && p[1] == '.')
+                        return -EACCES;
+                p += n + (p[n] == '/');
+        }
+        while (*rel == '/')
+                rel++;
+        return asprintf(ret, "/workspace%s%s", *rel ? "/" : "", rel) < 0 ? -ENOMEM : 0;
+}
+
+int acs_mcp_env_check(const char *name, const char *value, size_t value_len)
+{
+        size_t n = strlen(name);
+
+        if (n == 0 || n > ACS_MCP_ENV_NAME_MAX || !(isalpha((unsigned char)name[0]) || name[0] == '_'))
+                return -EINVAL;
+        for (size_t i = 0; i < n; i++)
+                if (!(isalnum((unsigned char)name[i]) || name[i] == '_'))
+                        return -EINVAL;
+        if (value_len > ACS_MCP_ENV_VALUE_MAX || strlen(value) != value_len)
+                return -ERANGE;
+        return 0;
+}
+
+static int parse_command_extras(const struct tool_def *d, struct json_object *args, acs_mcp_call *c,
+                                int *ret_code, char *msg, size_t size)
+{
+        struct json_object *v;
+        size_t total = 0, count = 0;
+        int r;
+
+        if (json_object_object_get_ex(args, "cwd", &v)) {
+                r = json_object_is_type(v, json_type_string)
+                            ? check_cwd(json_object_get_string(v), (size_t)json_object_get_string_len(v), &c->cwd)
+                            : -EINVAL;
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        return bad_params(ret_code, msg, size, r == -EACCES ? -EACCES : -EINVAL,
+                                          "%s for %s: \"cwd\" must be /workspace or a directory below it "
+                                          "(absolute, or relative to /workspace), without '..'",
+                                          r == -EACCES ? "Not allowed" : "Invalid arguments", d->name);
+        }
+        if (!json_object_object_get_ex(args, "env", &v))
+                return 0;
+        if (!json_object_is_type(v, json_type_object))
+                return bad_params(ret_code, msg, size, -EINVAL,
+                                  "Invalid arguments for %s: \"env\" must be an object of NAME: string", d->name);
+        json_object_object_foreach(v, name, val) {
+                _cleanup_free_ char *kv = NULL;
+                const char *s = json_object_get_string(val);
+                size_t len = (size_t)json_object_get_string_len(val);
+
+                if (++count > ACS_MCP_ENV_MAX)
+                        return bad_params(ret_code, msg, size, -ERANGE,
+                                          "Invalid arguments for %s: \"env\" holds more than %d variables", d->name,
+                                          ACS_MCP_ENV_MAX);
+                if (!json_object_is_type(val, json_type_string) || (r = acs_mcp_env_check(name, s, len)) < 0)
+                        return bad_params(ret_code, msg, size, -EINVAL,
+                                          "Invalid arguments for %s: \"env\" entry \"%.*s\": a name is "
+                                          "[A-Za-z_][A-Za-z0-9_]* of at most %d bytes, a value a string of at most "
+                                          "%u bytes without NUL",
+                                          d->name, acs_jrpc_utf8_prefix(name, 64), name, ACS_MCP_ENV_NAME_MAX,
+                                          ACS_MCP_ENV_VALUE_MAX);
+                total += strlen(name) + 1 + len;
+                if (total > ACS_MCP_ENV_TOTAL_MAX)
+                        return bad_params(ret_code, msg, size, -ERANGE,
+                                          "Invalid arguments for %s: \"env\" is over %u KiB in all", d->name,
+                                          ACS_MCP_ENV_TOTAL_MAX >> 10);
+                if (asprintf(&kv, "%s=%s", name, s) < 0 || acs_strv_push(&c->env, kv) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 static int parse_arguments(const acs_mcp_policy *pol, const struct tool_def *d, acs_mcp_tool tool,
                            struct json_object *args, acs_mcp_call *c, int *ret_code, char *msg, size_t size)
 {
@@ -385,7 +498,9 @@ static int parse_arguments(const acs_mcp_policy *pol, const struct tool_def *d, 
                         bool known = strcmp(key, main_key) == 0 ||
                                      (tool != ACS_TOOL_INSPECT && strcmp(key, "timeout") == 0) ||
                                      (tool != ACS_TOOL_INSPECT && is_limit_key(key)) ||
-                                     (tool != ACS_TOOL_COMMAND && strcmp(key, "profile") == 0);
+                                     (tool != ACS_TOOL_INSPECT && strcmp(key, "patch") == 0) ||
+                                     (tool == ACS_TOOL_COMMAND && (strcmp(key, "cwd") == 0 || strcmp(key, "env") == 0)) ||
+                                     strcmp(key, "profile") == 0;
                         (void)val;
                         if (!known)
                                 return bad_params(ret_code, msg, size, -EINVAL,
@@ -435,6 +550,12 @@ static int parse_arguments(const acs_mcp_policy *pol, const struct tool_def *d, 
                 if (r < 0)
                         return r;
         }
+        if (json_object_object_get_ex(args, "patch", &v)) {
+                if (!json_object_is_type(v, json_type_boolean))
+                        return bad_params(ret_code, msg, size, -EINVAL,
+                                          "Invalid arguments for %s: \"patch\" must be true or false", d->name);
+                c->patch = json_object_get_boolean(v);
+        }
         if (json_object_object_get_ex(args, "profile", &v)) {
                 const char *p = json_object_get_string(v);
                 char allowed[400];
@@ -447,17 +568,19 @@ static int parse_arguments(const acs_mcp_policy *pol, const struct tool_def *d, 
                  * string never reaches a file lookup (a path or "x.ini" would
                  * let it pick any file on the host, its cwd's included).
                  */
-                if (strlen(p) != (size_t)json_object_get_string_len(v) || !acs_mcp_policy_allows(pol, p))
+                if (strlen(p) != (size_t)json_object_get_string_len(v) ||
+                    !(acs_mcp_policy_allows(pol, p) || (tool == ACS_TOOL_COMMAND && strcmp(p, "shell") == 0)))
                         return bad_params(ret_code, msg, size, -EACCES,
                                           "Not allowed: profile \"%.*s\" is not allowed on this server; it allows "
-                                          "%s (omit \"profile\" for %s).",
-                                          acs_jrpc_utf8_prefix(p, 64), p, allowed_list(pol, allowed, sizeof(allowed)),
-                                          pol->profiles[0]);
+                                          "%s%s (omit \"profile\" for %s).",
+                                          acs_jrpc_utf8_prefix(p, 64), p, tool == ACS_TOOL_COMMAND ? "shell, " : "",
+                                          allowed_list(pol, allowed, sizeof(allowed)),
+                                          tool == ACS_TOOL_COMMAND ? "shell" : pol->profiles[0]);
                 c->profile = strdup(p);
                 if (!c->profile)
                         return -ENOMEM;
         }
-        return 0;
+        return tool == ACS_TOOL_COMMAND ? parse_command_extras(d, args, c, ret_code, msg, size) : 0;
 }
 
 int acs_mcp_parse_call(const acs_mcp_policy *pol, struct json_object *params, acs_mcp_call *ret, int *ret_code,
@@ -514,6 +637,40 @@ static struct json_object *text_result(const char *text, struct json_object *str
 struct json_object *acs_mcp_error_result(const char *message)
 {
         return text_result(message, NULL, true);
+}
+
+struct json_object *acs_mcp_progress_token(struct json_object *params)
+{
+        struct json_object *meta, *tok;
+
+        if (!json_object_is_type(params, json_type_object) || !json_object_object_get_ex(params, "_meta", &meta) ||
+            !json_object_object_get_ex(meta, "progressToken", &tok))
+                return NULL;
+        if (!json_object_is_type(tok, json_type_string) && !json_object_is_type(tok, json_type_int))
+                return NULL;
+        return json_object_get(tok);
+}
+
+struct json_object *acs_mcp_progress_message(struct json_object *token, uint64_t elapsed_ms, uint64_t *last)
+{
+        struct json_object *m = json_object_new_object(), *p = json_object_new_object();
+        uint64_t secs = elapsed_ms / 1000, progress = secs > *last ? secs : *last + 1;
+        char msg[64];
+
+        if (!m || !p) {
+                json_object_put(m);
+                json_object_put(p);
+                return NULL;
+        }
+        *last = progress;
+        snprintf(msg, sizeof msg, "running for %llu s", (unsigned long long)secs);
+        json_object_object_add(p, "progressToken", json_object_get(token));
+        json_object_object_add(p, "progress", json_object_new_uint64(progress));
+        json_object_object_add(p, "message", json_object_new_string(msg));
+        json_object_object_add(m, "jsonrpc", json_object_new_string("2.0"));
+        json_object_object_add(m, "method", json_object_new_string("notifications/progress"));
+        json_object_object_add(m, "params", p);
+        return m;
 }
 
 /* What the model should do next, for the outcomes it can fix: only what the server allows. */
@@ -574,6 +731,33 @@ struct json_object *acs_mcp_run_result(const acs_report *rep, const acs_mcp_poli
         }
         r = text_result(text, structured, failed);
         return r;
+}
+
+void acs_mcp_cut_patch(acs_changes *c, size_t max)
+{
+        static const char mark[] = "diff --git ";
+        size_t keep = 0, cost = 0;
+
+        if (!c->patch || acs_json_cost(c->patch, c->patch_len, NULL) <= max)
+                return;
+        /* Each file's diff starts a line with "diff --git "; hunk lines start with ' ', '+', '-' or '\\'
+         * and binary literals are base85 (no space): no line inside a file's diff looks like one. */
+        for (size_t at = 0; at < c->patch_len;) {
+                const char *nl = memchr(c->patch + at, '\n', c->patch_len - at);
+                size_t next = nl ? (size_t)(nl - c->patch) + 1 : c->patch_len;
+
+                while (next < c->patch_len && strncmp(c->patch + next, mark, sizeof(mark) - 1) != 0) {
+                        nl = memchr(c->patch + next, '\n', c->patch_len - next);
+                        next = nl ? (size_t)(nl - c->patch) + 1 : c->patch_len;
+                }
+                cost += acs_json_cost_max(c->patch + at, next - at);
+                if (cost > max)
+                        break;
+                keep = at = next;
+        }
+        c->patch[keep] = '\0';
+        c->patch_len = keep;
+        c->patch_truncated = true;
 }
 
 /* Drop the later half of a text, at a character boundary (the text is UTF-8). */

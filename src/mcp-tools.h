@@ -8,11 +8,16 @@
 #pragma once
 
 #include "common.h"
+#include "diff.h"
 #include "report.h"
 
 struct json_object;
 
 #define ACS_MCP_LATEST_VERSION "2025-11-25"
+/* A call whose request carries _meta.progressToken gets notifications/progress this often while it runs. */
+#define ACS_MCP_PROGRESS_MS 1000u
+/* The most of a patch a result carries, JSON-encoded ("patch": true); the rest is cut at a file boundary. */
+#define ACS_MCP_PATCH_CAP (64u << 10)
 
 typedef enum { ACS_TOOL_PYTHON, ACS_TOOL_COMMAND, ACS_TOOL_INSPECT } acs_mcp_tool;
 
@@ -27,9 +32,21 @@ typedef struct acs_mcp_call {
         bool has_cpu, has_memory, has_processes, has_open_files;
         uint64_t cpu;   /* seconds, rounded up */
         uint64_t memory, processes, open_files;
+        bool patch;     /* "patch": true - the result carries files.patch, cut to ACS_MCP_PATCH_CAP */
+        /* execute_command: */
+        char *cwd;      /* NULL, or the working directory: "/workspace" or below it, no ".." */
+        char **env;     /* NULL, or "NAME=VALUE" entries (acs_mcp_env_check) */
 } acs_mcp_call;
 
+/* Bounds on execute_command's "env": what a call may add to the sandbox's environment. */
+#define ACS_MCP_ENV_MAX 64
+#define ACS_MCP_ENV_NAME_MAX 128
+#define ACS_MCP_ENV_VALUE_MAX (32u << 10)
+#define ACS_MCP_ENV_TOTAL_MAX (128u << 10)
+
 void acs_mcp_call_done(acs_mcp_call *c);
+/* One "env" entry: 0, -EINVAL (name not [A-Za-z_][A-Za-z0-9_]*, or too long), -ERANGE (value too long or with NUL). */
+int acs_mcp_env_check(const char *name, const char *value, size_t value_len);
 
 /*
  * The operator's policy (acs-launch mcp --profile, --allow-profile,
@@ -107,6 +124,26 @@ struct json_object *acs_mcp_run_result_fit(acs_report *rep, size_t max, const ac
  * and hint, if any.
  */
 char *acs_mcp_run_text(const acs_report *rep, const char *hint);
+/*
+ * Cut c->patch to its first files, so that its JSON-encoded size is at
+ * most max bytes (always at a "diff --git" line: what is left applies as it
+ * stands); c->patch_truncated says so. Nothing changes when it fits. Pure.
+ */
+void acs_mcp_cut_patch(acs_changes *c, size_t max);
 /* inspect_code_security: structuredContent is what `acs-launch check --json` prints (acs-check/1). */
 struct json_object *acs_mcp_scan_result(const char *profile, const char *file, const acs_scan_result *scan);
 struct json_object *acs_mcp_error_result(const char *message);
+
+/*
+ * The request's _meta.progressToken (a string or an integer, as the MCP
+ * spec allows) with a reference taken, or NULL when it has none or another
+ * kind. Caller puts it.
+ */
+struct json_object *acs_mcp_progress_token(struct json_object *params);
+/*
+ * The notifications/progress message for a call running for elapsed_ms:
+ * progress is the whole seconds (or, when a notification comes sooner than
+ * a second after the last, one more than the last: it must increase),
+ * written back into *last. NULL on allocation failure.
+ */
+struct json_object *acs_mcp_progress_message(struct json_object *token, uint64_t elapsed_ms, uint64_t *last);

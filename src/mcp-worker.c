@@ -115,6 +115,19 @@ struct json_object *acs_mcp_execute(const acs_options *o, const acs_mcp_policy *
                 return error_result("\"%s\" may only lower profile %s's limit: ask for at most what "
                                     "`acs-launch profiles --show %s` says",
                                     over, p->name, p->name);
+        /* execute_command's cwd and env: the profile's policy still applies (plan.c: a locked env refuses) */
+        _cleanup_strv_free_ char **env = NULL;
+        if (c->tool == ACS_TOOL_COMMAND && c->env) {
+                for (char **e = o->setenv; e && *e; e++)
+                        if (acs_strv_push(&env, *e) < 0)
+                                return error_result("out of memory");
+                for (char **e = c->env; *e; e++)
+                        if (acs_strv_push(&env, *e) < 0)
+                                return error_result("out of memory");
+                ro.setenv = env;
+        }
+        if (c->tool == ACS_TOOL_COMMAND && c->cwd)
+                ro.chdir = c->cwd;
         ro.json = true;
         ro.apply = false;
         ro.patch = NULL;
@@ -133,11 +146,15 @@ struct json_object *acs_mcp_execute(const acs_options *o, const acs_mcp_policy *
                 .stdin_fd = -1,
                 .stream = false,
                 .cancel_fd = cancel_fd,
+                /* paths, kinds, sizes and hashes by default: the patch only when asked */
+                .no_patch = !c->patch,
         };
         if (acs_run(&req, &rep, &err) < 0) {
                 acs_report_done(&rep);
                 return error_result("acs-launch could not run it (%s): %s", err.stage, err.msg);
         }
+        if (rep.have_files)
+                acs_mcp_cut_patch(&rep.files, ACS_MCP_PATCH_CAP);
         /* never lose the whole result to the server's bound: clip the report to fit */
         r = acs_mcp_run_result_fit(&rep, ACS_MCP_MAX_RESULT - 1, pol, timeout_cap);
         acs_report_done(&rep);

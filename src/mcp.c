@@ -65,6 +65,9 @@ typedef struct mcp_job {
         bool overflow, eof, reaped, cancelled;
         int wstatus;
         uint64_t kill_at_ms; /* cancelled: SIGKILL the process group then */
+        /* the request's _meta.progressToken: notifications/progress while it runs (SDKs time out without) */
+        struct json_object *progress_token;
+        uint64_t started_ms, progress_at_ms, progress_last;
 } mcp_job;
 
 typedef struct mcp_server {
@@ -154,6 +157,7 @@ static void job_free(mcp_job *j)
                 close(j->cancel_fd);
         free(j->id_json);
         free(j->id_key);
+        json_object_put(j->progress_token);
         acs_mcp_call_done(&j->call);
         free(j->buf);
         free(j);
@@ -195,6 +199,8 @@ static int job_start(mcp_server *s, mcp_job *j)
         j->pid = pid;
         j->out_fd = res[0];
         j->cancel_fd = can[1];
+        j->started_ms = now_ms();
+        j->progress_at_ms = j->started_ms + ACS_MCP_PROGRESS_MS;
         return 0;
 }
 
@@ -362,9 +368,12 @@ static int poll_timeout(const mcp_server *s)
 {
         uint64_t now = now_ms(), next = UINT64_MAX;
 
-        for (const mcp_job *j = s->running; j; j = j->next)
+        for (const mcp_job *j = s->running; j; j = j->next) {
                 if (j->cancelled && !j->reaped && j->kill_at_ms < next)
                         next = j->kill_at_ms;
+                if (j->progress_token && !j->cancelled && !j->reaped && j->progress_at_ms < next)
+                        next = j->progress_at_ms;
+        }
         if (next == UINT64_MAX)
                 return -1;
         return next <= now ? 0 : (int)(next - now);
@@ -379,6 +388,23 @@ static void kill_overdue(mcp_server *s)
                         job_kill(j);
                         j->kill_at_ms = UINT64_MAX; /* done: no more wake-ups for it */
                 }
+}
+
+/* Long calls: tell the client they are alive (SDK clients time out at 60 s unless progress resets it). */
+static void send_progress(mcp_server *s)
+{
+        uint64_t now = now_ms();
+
+        for (mcp_job *j = s->running; j; j = j->next) {
+                struct json_object *m;
+
+                if (!j->progress_token || j->cancelled || j->reaped || j->progress_at_ms > now)
+                        continue;
+                j->progress_at_ms = now + ACS_MCP_PROGRESS_MS;
+                m = acs_mcp_progress_message(j->progress_token, now - j->started_ms, &j->progress_last);
+                send_line(s, m ? acs_jrpc_to_line(m) : NULL);
+                json_object_put(m);
+        }
 }
 
 /* ---- messages --------------------------------------------------------- */
@@ -435,6 +461,7 @@ static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
         }
         j->id_json = strdup(m->id_json);
         j->id_key = strdup(m->id_key);
+        j->progress_token = acs_mcp_progress_token(m->params);
         if (!j->id_json || !j->id_key) {
                 reply_error(s, m->id_json, ACS_JRPC_INTERNAL_ERROR, "Internal error: out of memory");
                 job_free(j);
@@ -670,6 +697,7 @@ static void serve(mcp_server *s)
                                 job_read(owner[i]);
                 kill_overdue(s);
                 jobs_collect(s);
+                send_progress(s);
                 /* Results first, then new input: a reply never waits behind a flood of requests. */
                 if (!s->stop && in_i && pfd[in_i].revents)
                         input_read(s);
@@ -677,9 +705,14 @@ static void serve(mcp_server *s)
         }
 }
 
+/* A call mostly waits (on its program, a timeout, the client): even on 1-2 CPUs, 4 at once by default. */
+#define MIN_DEFAULT_CONCURRENCY 4
+
 static unsigned default_concurrency(const acs_options *o)
 {
-        long n = o->max_concurrency ? (long)o->max_concurrency : sysconf(_SC_NPROCESSORS_ONLN);
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        long n = o->max_concurrency ? (long)o->max_concurrency
+                                    : cpus > MIN_DEFAULT_CONCURRENCY ? cpus : MIN_DEFAULT_CONCURRENCY;
 
         return n < 1 ? 1 : n > 1024 ? 1024 : (unsigned)n;
 }
@@ -703,8 +736,7 @@ int acs_mcp_main(const acs_options *o)
         }
         acs_mcp_out_init(&s.out, STDOUT_FILENO);
 
-        /* Load libgit2 (whose init reads the CA bundle, ~10 ms)
-         * once here: every forked worker inherits it ready. */
+        /* Ready the diff's hashing once here: every forked worker inherits it. */
         if (acs_diff_preload(true, &perr) < 0)
                 fprintf(stderr, "acs-launch mcp: %s (patches will be slower)\n", perr.msg);
 

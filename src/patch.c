@@ -1,67 +1,26 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The changes as a git-style patch that `git apply` accepts against the
- * original workspace. libgit2 computes the hunks and binary literals/deltas
- * (git_patch_from_buffers with GIT_DIFF_SHOW_BINARY) and the blob ids
- * (git_odb_hash); the file header is written here because buffers carry no
- * file mode: "new file mode", "deleted file mode", "old mode/new mode" and
- * the full "index" line (git apply requires it for binary patches).
- *
- * libgit2 is dlopen'ed only when a patch is made: linked, it adds ~3 ms of
- * loading to every acs-launch start (hyperfine, this machine).
+ * original workspace. The hunks and binary literals are udiff.c's, in
+ * process (no libgit2: the static acs-launch can make it itself, and a
+ * --json run pays almost nothing for it); the blob ids are nettle's SHA-1
+ * (acs_git_blob_buf). The file header is written here: "new file mode",
+ * "deleted file mode", "old mode/new mode" and the full "index" line (git
+ * apply requires it for binary patches, and acs-launch apply compares the
+ * old blob ids with the host's files).
  */
-#include <dlfcn.h>
-#include <git2.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "diff-internal.h"
-
-typedef struct git2_api {
-        int (*init)(void);
-        int (*patch_from_buffers)(git_patch **, const void *, size_t, const char *, const void *,
-                                  size_t, const char *, const git_diff_options *);
-        int (*patch_print)(git_patch *, git_diff_line_cb, void *);
-        void (*patch_free)(git_patch *);
-        int (*odb_hash)(git_oid *, const void *, size_t, git_object_t);
-        int (*oid_fmt)(char *, const git_oid *);
-        const git_error *(*error_last)(void);
-} git2_api;
-
-static int git2_load(git2_api *g, acs_error *err)
-{
-        static const char soname[] = "libgit2.so." LIBGIT2_SOVERSION;
-        if (acs_static_launcher) /* never: a static program must not dlopen (full.c) */
-                return acs_error_set(err, -ENOSYS, "patch", "libgit2 is not available in the static acs-launch");
-        void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-
-        if (!h)
-                return acs_error_set(err, -ENOENT, "patch", "cannot load %s: %s", soname, dlerror());
-        *(void **)&g->init = dlsym(h, "git_libgit2_init");
-        *(void **)&g->patch_from_buffers = dlsym(h, "git_patch_from_buffers");
-        *(void **)&g->patch_print = dlsym(h, "git_patch_print");
-        *(void **)&g->patch_free = dlsym(h, "git_patch_free");
-        *(void **)&g->odb_hash = dlsym(h, "git_odb_hash");
-        *(void **)&g->oid_fmt = dlsym(h, "git_oid_fmt");
-        *(void **)&g->error_last = dlsym(h, "git_error_last");
-        if (!g->init || !g->patch_from_buffers || !g->patch_print || !g->patch_free ||
-            !g->odb_hash || !g->oid_fmt || !g->error_last)
-                return acs_error_set(err, -ENOSYS, "patch", "%s lacks a needed function", soname);
-        /* reference-counted: the first call initialises, later ones are cheap */
-        if (g->init() < 0)
-                return acs_error_set(err, -EIO, "patch", "git_libgit2_init failed");
-        return 0;
-}
+#include "udiff.h"
 
 int acs_diff_preload(bool with_patch, acs_error *err)
 {
         acs_crypto cr;
-        git2_api g = {};
-        int r = acs_crypto_load(&cr, err);
 
-        if (r >= 0 && with_patch)
-                r = git2_load(&g, err);
-        return r;
+        (void)with_patch; /* the patch needs no library any more */
+        return acs_crypto_load(&cr, err);
 }
 
 /*
@@ -122,60 +81,24 @@ typedef struct side {
         uint32_t gmode;
 } side;
 
-typedef struct body {
-        sbuf *b;
-        const char *qa, *qb; /* quoted "a/path" / "/dev/null" */
-        bool started;
-        int r;
-} body;
-
-/* Copy libgit2's hunks or binary literal; the file header is ours. */
-static int on_line(const git_diff_delta *d, const git_diff_hunk *h, const git_diff_line *l, void *u)
+static int sbuf_out(void *u, const char *s, size_t n)
 {
-        body *bd = u;
-        int r = 0;
-
-        if (l->origin == GIT_DIFF_LINE_FILE_HDR)
-                return 0;
-        if (l->origin == GIT_DIFF_LINE_HUNK_HDR && !bd->started) {
-                r = sbuf_addf(bd->b, "--- %s\n+++ %s\n", bd->qa, bd->qb);
-                bd->started = true;
-        }
-        if (r >= 0 && (l->origin == GIT_DIFF_LINE_CONTEXT || l->origin == GIT_DIFF_LINE_ADDITION ||
-                       l->origin == GIT_DIFF_LINE_DELETION)) {
-                char o = l->origin;
-
-                r = sbuf_add(bd->b, &o, 1);
-        }
-        if (r >= 0)
-                r = sbuf_add(bd->b, l->content, l->content_len);
-        bd->r = r;
-        return r < 0 ? -1 : 0;
+        return sbuf_add(u, s, n);
 }
 
-static void blob_id(const git2_api *g, const side *s, char hex[41])
+static void blob_id(const side *s, char hex[41])
 {
-        git_oid oid;
-
-        if (!s->gmode || g->odb_hash(&oid, s->buf, s->len, GIT_OBJECT_BLOB) < 0) {
-                memset(hex, '0', 40);
-        } else {
-                g->oid_fmt(hex, &oid);
-        }
-        hex[40] = 0;
+        if (!s->gmode)
+                memset(hex, '0', 40), hex[40] = 0;
+        else
+                acs_git_blob_buf(s->buf, s->len, hex);
 }
 
-static int emit(const git2_api *g, sbuf *b, const char *path, size_t plen, const side *o,
-                const side *n, acs_error *err)
+static int emit(sbuf *b, const char *path, size_t plen, const side *o, const side *n)
 {
         _cleanup_free_ char *a = NULL, *bb = NULL, *qa = NULL, *qb = NULL;
         char ia[41], ib[41];
-        git_diff_options opts = { .version = GIT_DIFF_OPTIONS_VERSION,
-                                  .ignore_submodules = GIT_SUBMODULE_IGNORE_UNSPECIFIED,
-                                  .context_lines = 3 };
-        git_patch *p = NULL;
         bool same = o->gmode && n->gmode && o->len == n->len && memcmp(o->buf, n->buf, o->len) == 0;
-        body bd = { .b = b };
         int r;
 
         if (asprintf(&a, "a/%.*s", (int)plen, path) < 0 || asprintf(&bb, "b/%.*s", (int)plen, path) < 0)
@@ -191,26 +114,19 @@ static int emit(const git2_api *g, sbuf *b, const char *path, size_t plen, const
                 r = sbuf_addf(b, "old mode %06o\nnew mode %06o\n", o->gmode, n->gmode);
         if (r < 0 || same)
                 return r;
-        blob_id(g, o, ia);
-        blob_id(g, n, ib);
+        blob_id(o, ia);
+        blob_id(n, ib);
         if (o->gmode && n->gmode && o->gmode == n->gmode)
                 r = sbuf_addf(b, "index %s..%s %06o\n", ia, ib, o->gmode);
         else
                 r = sbuf_addf(b, "index %s..%s\n", ia, ib);
         if (r < 0)
                 return r;
-        opts.flags = GIT_DIFF_SHOW_BINARY;
-        if (g->patch_from_buffers(&p, o->gmode ? o->buf : NULL, o->len, a, n->gmode ? n->buf : NULL,
-                                  n->len, bb, &opts) < 0) {
-                const git_error *e = g->error_last();
-
-                return acs_error_set(err, -EIO, "patch", "libgit2: %s", e ? e->message : "diff failed");
-        }
-        bd.qa = o->gmode ? qa : "/dev/null";
-        bd.qb = n->gmode ? qb : "/dev/null";
-        g->patch_print(p, on_line, &bd);
-        g->patch_free(p);
-        return bd.r;
+        if (acs_udiff_is_binary(o->buf ? o->buf : "", o->len) || acs_udiff_is_binary(n->buf ? n->buf : "", n->len))
+                return acs_udiff_binary(o->gmode ? o->buf : NULL, o->len, n->gmode ? n->buf : NULL, n->len,
+                                        sbuf_out, b);
+        return acs_udiff_hunks(o->buf ? o->buf : "", o->len, n->buf ? n->buf : "", n->len, 3,
+                               o->gmode ? qa : "/dev/null", n->gmode ? qb : "/dev/null", sbuf_out, b);
 }
 
 static uint32_t git_mode(acs_ftype t, uint32_t mode)
@@ -273,7 +189,7 @@ static bool added_dir_is_empty(const acs_changes *c, const acs_change *d)
                memcmp(c->added[i].path, d->path, d->path_len) != 0;
 }
 
-static int emit_item(const git2_api *g, sbuf *b, int upper_fd, int lower_fd, const acs_changes *c,
+static int emit_item(sbuf *b, int upper_fd, int lower_fd, const acs_changes *c,
                      const item *it, char ***skipped, acs_error *err)
 {
         const acs_change *ch = it->ch;
@@ -299,15 +215,15 @@ static int emit_item(const git2_api *g, sbuf *b, int upper_fd, int lower_fd, con
                 /* file <-> symlink: git writes a deletion and a creation */
                 side none = {};
 
-                r = emit(g, b, ch->path, ch->path_len, &o, &none, err);
-                return r < 0 ? r : emit(g, b, ch->path, ch->path_len, &none, &n, err);
+                r = emit(b, ch->path, ch->path_len, &o, &none);
+                return r < 0 ? r : emit(b, ch->path, ch->path_len, &none, &n);
         }
         if (!o.gmode && !n.gmode)
                 return 0;
         if (o.gmode && n.gmode && o.gmode == n.gmode && o.len == n.len &&
             memcmp(o.buf, n.buf, o.len) == 0)
                 return 0;
-        return emit(g, b, ch->path, ch->path_len, &o, &n, err);
+        return emit(b, ch->path, ch->path_len, &o, &n);
 }
 
 int acs_changes_make_patch(int upper_fd, int lower_fd, acs_changes *c, uint64_t max_patch_bytes,
@@ -317,7 +233,6 @@ int acs_changes_make_patch(int upper_fd, int lower_fd, acs_changes *c, uint64_t 
         _cleanup_free_ item *v = calloc(n ? n : 1, sizeof *v);
         _cleanup_strv_free_ char **skipped = NULL;
         sbuf b = { .limit = max_patch_bytes };
-        git2_api g = {};
         int r = 0;
 
         if (!v)
@@ -334,10 +249,8 @@ int acs_changes_make_patch(int upper_fd, int lower_fd, acs_changes *c, uint64_t 
         for (size_t i = 0; i < c->n_deleted; i++)
                 v[k++] = (item){ 'D', &c->deleted[i] };
         qsort(v, n, sizeof *v, cmp_items);
-        if (n && (r = git2_load(&g, err)) < 0)
-                return r;
         for (size_t i = 0; i < n && r >= 0; i++)
-                r = emit_item(&g, &b, upper_fd, lower_fd, c, &v[i], &skipped, err);
+                r = emit_item(&b, upper_fd, lower_fd, c, &v[i], &skipped, err);
 done:
         if (r < 0 && b.over) {
                 free(b.p);

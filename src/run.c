@@ -236,7 +236,7 @@ static int finish_workspace(const acs_run_request *req, acs_sandbox *sb, const s
                 .protect = prof->protect,
                 .guards = &guards,
                 /* reports carry the patch; a terminal user asks for it */
-                .want_patch = !req->stream || (o && (o->patch || o->report || o->keep)),
+                .want_patch = (!req->stream && !req->no_patch) || (o && (o->patch || o->report || o->keep)),
                 .max_entries = ACS_DIFF_MAX_ENTRIES,
                 .max_list_bytes = ACS_DIFF_MAX_LIST_BYTES,
                 .max_patch_bytes = ACS_DIFF_MAX_PATCH_BYTES,

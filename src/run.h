@@ -20,6 +20,7 @@ typedef struct acs_run_request {
         acs_stdin_mode stdin_mode;  /* how the program gets it (input.h) */
         bool stream;                /* pass output through live (CLI without --json) */
         int cancel_fd;              /* -1, or readable/hup => kill the sandbox (MCP) */
+        bool no_patch;              /* the report carries no patch (MCP unless the call asks) */
         /* stream: the caller's state of its stderr, through which the program's
          * lines that could pass for ours are marked (outmark.h); also used for
          * stdout when that is the same file. NULL: passed unmarked. */

@@ -159,6 +159,20 @@ contains "$(cat "$C/changes.patch")" 'GIT binary patch' "content: binary as GIT 
 is "$(field deleted empty-gone type)" file "content: empty file deleted"
 finish content
 
+# --- text edits in several hunks (udiff.c), git apply checks each ----------
+case_begin hunks
+seq 1 400 >"$C/lower/long.txt"
+seq 1 50 | sed 's/$/\r/' >"$C/lower/crlf.txt"
+printf 'a\nb\nc' >"$C/lower/grows"
+seq 1 3000 >"$C/lower/rewritten"
+in_overlay 'sed -i -e "5d" -e "100s/.*/changed/" -e "103a inserted" -e "399,400d" long.txt; sed -i "20s/.*/twenty\r/" crlf.txt; printf "a\nb\nc\nd\n" > grows; seq 3000 -1 1 > rewritten'
+collect
+patch=$(cat "$C/changes.patch")
+contains "$patch" "@@ -2,7 +2,6 @@" "hunks: a deletion near the top, in its own hunk"
+contains "$patch" "@@ -97,10 +96,11 @@" "hunks: two changes 3 lines apart share a hunk"
+contains "$patch" "@@ -396,5 +396,3 @@" "hunks: the last lines deleted"
+finish hunks
+
 # --- limits ----------------------------------------------------------------
 case_begin limits
 in_overlay 'for i in 1 2 3 4 5; do echo $i > f$i; done'

@@ -207,7 +207,7 @@ export function register() {
       m = await callTool(3, 'execute_python', { code: 'print(1)', profile: 'default' });
       t.is(m?.result?.structuredContent?.profile, 'default', 'the profile argument overrides it (--allow-profile)');
       m = await callTool(4, 'execute_command', { command: 'true' });
-      t.is(m?.result?.structuredContent?.profile, 'shell', 'execute_command always uses shell');
+      t.is(m?.result?.structuredContent?.profile, 'shell', 'execute_command uses shell by default');
       t.is((await s.close()).code, 0, 'exit 0');
     } finally {
       rmSync(dir, { recursive: true, force: true });

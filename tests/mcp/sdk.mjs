@@ -158,7 +158,7 @@ export function register(sdk) {
       ['code not a string', 'execute_python', { code: 42 }],
       ['timeout not a number', 'execute_python', { code: 'print(1)', timeout: 'soon' }],
       ['negative timeout', 'execute_python', { code: 'print(1)', timeout: -1 }],
-      ['unknown argument', 'execute_command', { command: 'true', profile: 'default' }],
+      ['unknown argument', 'execute_command', { command: 'true', workdir: '/tmp' }],
     ]) {
       // The SDK negotiates 2025-11-25: argument errors are tool errors (SEP-1303)
       const r = await call(name, args);

@@ -43,7 +43,16 @@ static void test_policy_schema(const char *name, struct json_object *props)
         bool command = strcmp(name, "execute_command") == 0, inspect = strcmp(name, "inspect_code_security") == 0;
 
         if (command) {
-                ok(!p, "%s: no profile argument (always 'shell')", name);
+                struct json_object *e = json_object_object_get(p, "enum");
+                const char *desc = json_object_get_string(json_object_object_get(p, "description"));
+
+                ok(strcmp(json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN),
+                          "[\"shell\",\"pure-math\",\"default\"]") == 0,
+                   "%s: profile enum is shell, then the allowed list", name);
+                ok(desc && strstr(desc, "default: shell") && !strstr(desc, "unsafe"), "%s: shell is the default: %s", name,
+                   desc);
+                ok(json_object_object_get(props, "cwd") && json_object_object_get(props, "env"), "%s: takes cwd and env",
+                   name);
         } else {
                 struct json_object *e = json_object_object_get(p, "enum");
                 const char *desc = json_object_get_string(json_object_object_get(p, "description"));
@@ -90,8 +99,14 @@ static void test_lists(void)
                    "%s: inputSchema parses, type object", name);
                 ok(out && strcmp(json_object_get_string(json_object_object_get(out, "type")), "object") == 0,
                    "%s: outputSchema parses, type object", name);
-                ok(out && !json_object_object_get_ex(out, "$schema", NULL) && !json_object_object_get_ex(out, "$id", NULL),
-                   "%s: outputSchema has no $schema/$id", name);
+                /* draft-07: the dialect Ajv (TypeScript SDK) and jsonschema (Python SDK) know unfetched */
+                ok(out && json_object_object_get_ex(out, "$schema", &v) &&
+                           strcmp(json_object_get_string(v), "http://json-schema.org/draft-07/schema#") == 0 &&
+                           !json_object_object_get_ex(out, "$id", NULL),
+                   "%s: outputSchema declares draft-07, no $id", name);
+                /* SDKs check the schema on every result: it stays lean (bench/mcp-schema.py) */
+                ok(out && strlen(json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN)) < 4096,
+                   "%s: outputSchema is under 4 KiB", name);
                 test_policy_schema(name, json_object_object_get(in, "properties"));
         }
         json_object_put(list);
@@ -142,7 +157,11 @@ static const struct {
         { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"profile\":\"\"}}", -EACCES, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"profile\":7}}", -EINVAL, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"timout\":7}}", -EINVAL, 0, NULL, 0, NULL },
-        { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\",\"profile\":\"default\"}}", -EINVAL, 0, NULL, 0, NULL },
+        /* execute_command: shell, or a profile the operator allows */
+        { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\",\"profile\":\"default\"}}", 0, ACS_TOOL_COMMAND, "ls", 0, "default" },
+        { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\",\"profile\":\"shell\"}}", 0, ACS_TOOL_COMMAND, "ls", 0, "shell" },
+        { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\",\"profile\":\"unsafe-python\"}}", -EACCES, 0, NULL, 0, NULL },
+        { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"cwd\":\"/workspace\"}}", -EINVAL, 0, NULL, 0, NULL },
         { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\\u0000rm\"}}", -EINVAL, 0, NULL, 0, NULL },
         /* a NUL in code: the scan passed the part before it and nothing ran (issue 12 item 9) */
         { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"print(1)\\u0000import os\"}}", -EINVAL, 0, NULL, 0, NULL },
@@ -170,7 +189,7 @@ static void test_parse_call(void)
                 r = acs_mcp_parse_call(&pol, params, &c, &code, msg, sizeof(msg));
                 is_int(r, calls[i].r, calls[i].params);
                 if (r == -EACCES) {
-                        ok(strstr(msg, "Not allowed") && (strstr(msg, "max-timeout") || strstr(msg, "allows pure-math, default")),
+                        ok(strstr(msg, "Not allowed") && (strstr(msg, "max-timeout") || strstr(msg, "pure-math, default (omit")),
                            "  says what the server allows: %s", msg);
                 } else if (r < 0) {
                         is_int(code, -32602, "  -32602");
@@ -189,6 +208,181 @@ static void test_parse_call(void)
                 acs_mcp_call_done(&c);
                 json_object_put(params);
         }
+}
+
+/* "patch" is a boolean of the two run tools, false when absent. */
+static void test_patch_arg(void)
+{
+        static const struct {
+                const char *params;
+                int r;
+                bool patch;
+        } v[] = {
+                { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\"}}", 0, false },
+                { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"patch\":true}}", 0, true },
+                { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"1\",\"patch\":true}}", 0, true },
+                { "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"1\",\"patch\":false}}", 0, false },
+                { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"patch\":1}}", -EINVAL, false },
+                { "{\"name\":\"execute_python\",\"arguments\":{\"code\":\"1\",\"patch\":\"yes\"}}", -EINVAL, false },
+                { "{\"name\":\"inspect_code_security\",\"arguments\":{\"code\":\"1\",\"patch\":true}}", -EINVAL, false },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+                struct json_object *params = json_tokener_parse(v[i].params);
+                acs_mcp_call c = { 0 };
+                char msg[512] = "";
+                int code = 0;
+
+                is_int(acs_mcp_parse_call(&pol, params, &c, &code, msg, sizeof(msg)), v[i].r, v[i].params);
+                if (v[i].r == 0)
+                        ok(c.patch == v[i].patch, "  patch %d", v[i].patch);
+                else
+                        ok(strstr(msg, "patch"), "  the message names it: %s", msg);
+                acs_mcp_call_done(&c);
+                json_object_put(params);
+        }
+}
+
+/* The patch is cut at a file boundary to the cap, and says so. */
+static void test_cut_patch(void)
+{
+        static const char three[] = "diff --git a/a b/a\nnew file mode 100644\n--- /dev/null\n+++ b/a\n@@ -0,0 +1 @@\n+x\n"
+                                    "diff --git a/b b/b\nindex 1..2 100644\n--- a/b\n+++ b/b\n@@ -1 +1 @@\n-diff --git x\n+y\n"
+                                    "diff --git a/c b/c\ndeleted file mode 100644\n";
+        size_t first = strstr(three, "diff --git a/b") - three, second = strstr(three, "diff --git a/c") - three;
+        size_t all = sizeof(three) - 1, cost_all = acs_json_cost(three, all, NULL);
+        size_t cost1 = acs_json_cost(three, first, NULL), cost2 = acs_json_cost(three, second, NULL);
+        /* the cap is in JSON-encoded bytes: a newline costs two */
+        const struct {
+                size_t max, want;
+        } v[] = { { 100000, all }, { cost_all, all }, { cost_all - 1, second }, { cost2, second },
+                  { cost2 - 1, first }, { cost1, first }, { cost1 - 1, 0 }, { 10, 0 } };
+
+        ok(cost_all > all, "JSON costs more than the raw bytes (%zu > %zu)", cost_all, all);
+        for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+                acs_changes c = { .patch = strdup(three), .patch_len = all };
+                size_t want = v[i].want;
+
+                acs_mcp_cut_patch(&c, v[i].max);
+                ok(c.patch_len == want, "cut at %zu: %zu bytes kept (got %zu)", v[i].max, want, c.patch_len);
+                ok(strlen(c.patch) == c.patch_len && memcmp(c.patch, three, c.patch_len) == 0, "  a prefix of the patch");
+                is_int(c.patch_truncated, want != all, "  patch_truncated");
+                ok(c.patch_len == 0 || c.patch[c.patch_len - 1] == '\n', "  ends a line");
+                free(c.patch);
+        }
+}
+
+/* _meta.progressToken: a string or an integer, echoed as given; progress always increases. */
+static void test_progress(void)
+{
+        static const struct {
+                const char *params, *token; /* token: its JSON, NULL for none */
+        } v[] = {
+                { "{\"name\":\"x\",\"_meta\":{\"progressToken\":7}}", "7" },
+                { "{\"name\":\"x\",\"_meta\":{\"progressToken\":\"abc\"}}", "\"abc\"" },
+                { "{\"name\":\"x\",\"_meta\":{\"progressToken\":1.5}}", NULL },
+                { "{\"name\":\"x\",\"_meta\":{\"progressToken\":null}}", NULL },
+                { "{\"name\":\"x\",\"_meta\":{}}", NULL },
+                { "{\"name\":\"x\"}", NULL },
+                { "[]", NULL },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+                struct json_object *params = json_tokener_parse(v[i].params);
+                struct json_object *tok = acs_mcp_progress_token(params);
+
+                json_object_put(params); /* the token outlives the request */
+                if (v[i].token)
+                        is_str(tok ? json_object_to_json_string(tok) : NULL, v[i].token, v[i].params);
+                else
+                        ok(!tok, "%s: no token", v[i].params);
+                json_object_put(tok);
+        }
+
+        struct json_object *tok = json_object_new_string("t");
+        static const struct {
+                uint64_t ms, progress;
+        } steps[] = { { 1000, 1 }, { 1500, 2 }, { 2900, 3 }, { 7000, 7 } };
+        uint64_t last = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
+                struct json_object *m = acs_mcp_progress_message(tok, steps[i].ms, &last), *p;
+
+                p = json_object_object_get(m, "params");
+                is_str(json_object_get_string(json_object_object_get(m, "method")), "notifications/progress",
+                       "progress: the method");
+                ok(json_object_get_uint64(json_object_object_get(p, "progress")) == steps[i].progress && last == steps[i].progress,
+                   "progress at %llu ms: %llu", (unsigned long long)steps[i].ms, (unsigned long long)steps[i].progress);
+                is_str(json_object_get_string(json_object_object_get(p, "progressToken")), "t", "  the token");
+                ok(!json_object_object_get_ex(m, "id", NULL), "  a notification: no id");
+                json_object_put(m);
+        }
+        json_object_put(tok);
+}
+
+/* execute_command's cwd (inside /workspace) and env (names, sizes, count). */
+static void test_command_extras(void)
+{
+        static const struct {
+                const char *args; /* the arguments object's members after "command" */
+                int r;
+                const char *cwd, *env0;
+        } v[] = {
+                { "\"cwd\":\"sub/dir\"", 0, "/workspace/sub/dir", NULL },
+                { "\"cwd\":\"/workspace\"", 0, "/workspace", NULL },
+                { "\"cwd\":\"/workspace/a\"", 0, "/workspace/a", NULL },
+                { "\"cwd\":\"\"", 0, "/workspace", NULL },
+                { "\"cwd\":\"/workspacex\"", -EACCES, NULL, NULL },
+                { "\"cwd\":\"/etc\"", -EACCES, NULL, NULL },
+                { "\"cwd\":\"a/../../etc\"", -EACCES, NULL, NULL },
+                { "\"cwd\":\"/workspace/..\"", -EACCES, NULL, NULL },
+                { "\"cwd\":\"..\"", -EACCES, NULL, NULL },
+                { "\"cwd\":\"a..b\"", 0, "/workspace/a..b", NULL },
+                { "\"cwd\":\"a\\u0000b\"", -EINVAL, NULL, NULL },
+                { "\"cwd\":7", -EINVAL, NULL, NULL },
+                { "\"env\":{\"A\":\"1\"}", 0, NULL, "A=1" },
+                { "\"env\":{\"_x9\":\"\"}", 0, NULL, "_x9=" },
+                { "\"env\":{\"LD_PRELOAD\":\"/x.so\"}", 0, NULL, "LD_PRELOAD=/x.so" }, /* the profile decides (plan.c) */
+                { "\"env\":{\"9A\":\"1\"}", -EINVAL, NULL, NULL },
+                { "\"env\":{\"A=B\":\"1\"}", -EINVAL, NULL, NULL },
+                { "\"env\":{\"\":\"1\"}", -EINVAL, NULL, NULL },
+                { "\"env\":{\"A\":1}", -EINVAL, NULL, NULL },
+                { "\"env\":{\"A\":\"x\\u0000y\"}", -EINVAL, NULL, NULL },
+                { "\"env\":[\"A=1\"]", -EINVAL, NULL, NULL },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+                char params[512], msg[512] = "";
+                acs_mcp_call c = { 0 };
+                int code = 0, r;
+
+                snprintf(params, sizeof params, "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\",%s}}",
+                         v[i].args);
+                struct json_object *p = json_tokener_parse(params);
+                r = acs_mcp_parse_call(&pol, p, &c, &code, msg, sizeof(msg));
+                is_int(r, v[i].r, v[i].args);
+                if (r == 0 && v[i].cwd)
+                        is_str(c.cwd, v[i].cwd, "  cwd");
+                if (r == 0 && v[i].env0)
+                        is_str(c.env ? c.env[0] : NULL, v[i].env0, "  env");
+                if (r < 0)
+                        ok(strstr(msg, strstr(v[i].args, "cwd") ? "cwd" : "env"), "  the message names it: %s", msg);
+                acs_mcp_call_done(&c);
+                json_object_put(p);
+        }
+
+        /* bounds: count, one value, the total */
+        char *big = malloc(300000);
+        size_t n = (size_t)snprintf(big, 300000, "{\"name\":\"execute_command\",\"arguments\":{\"command\":\"ls\",\"env\":{");
+        for (int k = 0; k <= ACS_MCP_ENV_MAX; k++)
+                n += (size_t)snprintf(big + n, 300000 - n, "%s\"V%d\":\"x\"", k ? "," : "", k);
+        snprintf(big + n, 300000 - n, "}}}");
+        struct json_object *p = json_tokener_parse(big);
+        acs_mcp_call c = { 0 };
+        char msg[512] = "";
+        int code = 0;
+        is_int(acs_mcp_parse_call(&pol, p, &c, &code, msg, sizeof msg), -ERANGE, "65 variables: too many");
+        acs_mcp_call_done(&c);
+        json_object_put(p);
+        ok(acs_mcp_env_check("A", "x", ACS_MCP_ENV_VALUE_MAX) == -ERANGE, "a value's length is checked (NUL inside)");
+        free(big);
 }
 
 static bool result_is_error(struct json_object *r)
@@ -460,6 +654,10 @@ int main(void)
         test_versions();
         test_lists();
         test_parse_call();
+        test_patch_arg();
+        test_cut_patch();
+        test_progress();
+        test_command_extras();
         test_results();
         test_fit();
         test_hints();
