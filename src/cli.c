@@ -19,6 +19,7 @@ enum opt_id {
         OPT_HELP, OPT_CODE, OPT_MAX_CONCURRENCY, OPT_CPU, OPT_ALLOW_PROFILE, OPT_MAX_TIMEOUT,
         OPT_STDIN, OPT_PROCESSES, OPT_OPEN_FILES, OPT_FILE_SIZE, OPT_VENV, OPT_SHOW, OPT_DRY_RUN,
         OPT_HTTP, OPT_HTTP_TOKEN_FILE,
+        OPT_POOL, OPT_SOCKET,
 };
 
 typedef struct opt_def {
@@ -64,6 +65,8 @@ static const opt_def opts_table[] = {
         { "dry-run", 0, 0, OPT_DRY_RUN },
         { "http", 0, 1, OPT_HTTP },
         { "http-token-file", 0, 1, OPT_HTTP_TOKEN_FILE },
+        { "pool", 0, 1, OPT_POOL },
+        { "socket", 0, 1, OPT_SOCKET },
 };
 
 static const struct {
@@ -76,6 +79,7 @@ static const struct {
         { "benchmark", ACS_CMD_BENCH }, /* the seed documents' name; after "bench", which names it */
         { "doctor", ACS_CMD_DOCTOR },   { "apply", ACS_CMD_APPLY },
         { "help", ACS_CMD_HELP },       { "version", ACS_CMD_VERSION },
+        { "serve", ACS_CMD_SERVE },
 };
 
 bool acs_cli_is_subcommand(const char *word)
@@ -108,6 +112,7 @@ void acs_options_done(acs_options *o)
         acs_strv_free(o->allow_profiles);
         free(o->http);
         free(o->http_token_file);
+        free(o->socket);
         *o = (acs_options){ 0 };
 }
 
@@ -137,6 +142,13 @@ static const opt_def *find_opt(const char *arg, const char **ret_inline)
 
 static bool allowed_for(acs_command cmd, enum opt_id id)
 {
+        /* serve takes what mcp takes, and its socket */
+        if (id == OPT_SOCKET)
+                return cmd == ACS_CMD_SERVE;
+        if (cmd == ACS_CMD_SERVE)
+                cmd = ACS_CMD_MCP;
+        if (id == OPT_POOL)
+                return cmd == ACS_CMD_MCP;
         switch (id) {
         case OPT_VERSION: case OPT_HELP: case OPT_VERBOSE: case OPT_QUIET:
                 return true;
@@ -322,6 +334,20 @@ static int apply_opt(acs_options *o, const opt_def *d, const char *a, const char
         }
         case OPT_HTTP_TOKEN_FILE:
                 return dup_to(&o->http_token_file, a);
+        case OPT_POOL: {
+                uint64_t v;
+                if (acs_parse_uint(a, &v) < 0 || v > 64)
+                        return acs_error_set(err, -EINVAL, "usage",
+                                             "--%s: expected a whole number from 0 (no pool) to 64, got '%s'", d->lng, a);
+                o->pool = (unsigned)v;
+                o->has_pool = true;
+                return 0;
+        }
+        case OPT_SOCKET:
+                if (!*a)
+                        return acs_error_set(err, -EINVAL, "usage", "--%s: expected a path", d->lng);
+                free(o->socket);
+                return (o->socket = strdup(a)) ? 0 : -ENOMEM;
         case OPT_RO_BIND:
         case OPT_BIND:
                 if ((r = check_dest(d->lng, b, err)) < 0)
@@ -642,7 +668,15 @@ static const struct {
           "      --max-timeout SEC     longest timeout a client may ask for (default 60)\n"
           "      --http ADDR:PORT      serve Streamable HTTP at http://ADDR:PORT/mcp instead of stdio\n"
           "                            (PORT or :PORT: 127.0.0.1)\n"
-          "      --http-token-file FILE  clients must send Authorization: Bearer <the token in FILE>\n" },
+          "      --http-token-file FILE  clients must send Authorization: Bearer <the token in FILE>\n"
+          "      --pool N              sandboxes kept ready for execute_python, 0 to 64 (default 2)\n" },
+        { ACS_CMD_SERVE,
+          "Usage: acs-launch serve --socket PATH [OPTIONS]\n"
+          "Serve what `acs-launch mcp` serves on a unix socket (mode 0600), one client per\n"
+          "connection; with no --socket, the socket systemd passes (LISTEN_FDS).\n\n"
+          "Options: those of acs-launch mcp, and\n"
+          "      --socket PATH         the socket to create (an existing socket is replaced)\n"
+          "      --pool N              sandboxes kept ready per connection, 0 to 64 (default 2)\n" },
         { ACS_CMD_APPLY,
           "Usage: acs-launch apply DIR --workspace W [--json] [--patch FILE|-]\n"
           "Apply a layer kept with --keep DIR to the workspace W, after review.\n\n"

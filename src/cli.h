@@ -17,6 +17,7 @@ typedef enum {
         ACS_CMD_APPLY,
         ACS_CMD_HELP,
         ACS_CMD_VERSION,
+        ACS_CMD_SERVE,  /* acs-launch mcp's server on a unix socket (serve.c) */
 } acs_command;
 
 typedef enum { ACS_MOUNT_RO_BIND, ACS_MOUNT_BIND, ACS_MOUNT_TMPFS } acs_mount_kind;
@@ -70,6 +71,10 @@ typedef struct acs_options {
         double max_timeout;       /* --max-timeout; 0 = the default (see acs_mcp_main) */
         char *http;               /* --http ADDR:PORT: Streamable HTTP instead of stdio (mcp-http.h) */
         char *http_token_file;    /* --http-token-file FILE */
+        /* mcp, serve: --pool N ready sandboxes (pool.h); serve --socket PATH */
+        bool has_pool;
+        unsigned pool;
+        char *socket;
 } acs_options;
 
 void acs_options_done(acs_options *o);

@@ -229,7 +229,7 @@ int main(int argc, char *argv[])
         o.umask = caller_umask;
         /* The static acs-launch cannot dlopen: libpython (check, mcp), libmount
          * (doctor) and a long-lived server's libgit2 live in acs-launch-full. */
-        if (acs_static_launcher && (o.command == ACS_CMD_CHECK || o.command == ACS_CMD_MCP ||
+        if (acs_static_launcher && (o.command == ACS_CMD_CHECK || o.command == ACS_CMD_MCP || o.command == ACS_CMD_SERVE ||
                                     o.command == ACS_CMD_DOCTOR || o.command == ACS_CMD_APPLY)) {
                 umask(caller_umask);
                 acs_exec_full(argv, &err);
@@ -256,6 +256,9 @@ int main(int argc, char *argv[])
                 break;
         case ACS_CMD_MCP:
                 status = o.http ? acs_mcp_http_main(&o) : acs_mcp_main(&o);
+                break;
+        case ACS_CMD_SERVE:
+                status = acs_serve_main(&o);
                 break;
         case ACS_CMD_PROFILES:
                 if (o.show)

@@ -40,6 +40,7 @@
 #include "mcp-out.h"
 #include "mcp-policy.h"
 #include "mcp-worker.h"
+#include "pool.h"
 #include "profile.h"
 
 /* Bounds on what a client can make the server hold. */
@@ -51,6 +52,9 @@
 #define OUT_PAUSE (4u << 20)
 /* After a cancellation the engine gets this long to stop the sandbox itself before SIGKILL. */
 #define CANCEL_GRACE_MS 500
+/* While calls run, the pool refills only after this long since it last gave one out, so that
+ * starting sandboxes ahead does not take the CPU from the call that was just handed over. */
+#define POOL_REFILL_MS 100
 
 typedef struct mcp_job {
         struct mcp_job *next;
@@ -86,6 +90,8 @@ typedef struct mcp_server {
         size_t in_len, in_cap, in_scanned;
         bool discarding, in_eof;
         acs_mcp_out out;    /* replies not yet taken by stdout */
+        acs_pool *pool;     /* ready sandboxes (pool.h), or NULL */
+        uint64_t pool_taken_ms;
 } mcp_server;
 
 static uint64_t now_ms(void)
@@ -165,10 +171,18 @@ static void job_free(mcp_job *j)
 
 /* ---- jobs ------------------------------------------------------------- */
 
+static uint64_t now_ms(void);
+
 static int job_start(mcp_server *s, mcp_job *j)
 {
         int res[2], can[2];
         pid_t pid;
+
+        if (acs_pool_take(s->pool, &j->call, &pid, &j->out_fd, &j->cancel_fd) == 0) {
+                j->pid = pid;
+                s->pool_taken_ms = now_ms();
+                return 0;
+        }
 
         if (pipe2(res, O_CLOEXEC) < 0)
                 return -errno;
@@ -374,6 +388,8 @@ static int poll_timeout(const mcp_server *s)
                 if (j->progress_token && !j->cancelled && !j->reaped && j->progress_at_ms < next)
                         next = j->progress_at_ms;
         }
+        if (acs_pool_missing(s->pool) && s->pool_taken_ms + POOL_REFILL_MS < next)
+                next = s->pool_taken_ms + POOL_REFILL_MS;
         if (next == UINT64_MAX)
                 return -1;
         return next <= now ? 0 : (int)(next - now);
@@ -633,6 +649,8 @@ static void handle_signals(mcp_server *s)
 /* EOF, a signal or a dead client: no call outlives the server. */
 static void shutdown_jobs(mcp_server *s)
 {
+        acs_pool_free(s->pool);
+        s->pool = NULL;
         while (s->queue) {
                 mcp_job *j = s->queue;
 
@@ -702,6 +720,11 @@ static void serve(mcp_server *s)
                 if (!s->stop && in_i && pfd[in_i].revents)
                         input_read(s);
                 start_queued(s);
+                /* replace what was taken or died, off the handed-over call's critical path */
+                acs_pool_reap(s->pool);
+                if (!s->stop && acs_pool_missing(s->pool) &&
+                    (s->n_running == 0 || now_ms() >= s->pool_taken_ms + POOL_REFILL_MS))
+                        acs_pool_fill(s->pool);
         }
 }
 
@@ -718,6 +741,11 @@ static unsigned default_concurrency(const acs_options *o)
 }
 
 int acs_mcp_main(const acs_options *o)
+{
+        return acs_mcp_main_on(o, NULL, NULL);
+}
+
+int acs_mcp_main_on(const acs_options *o, int (*wait_client)(void *ctx, int signal_fd), void *ctx)
 {
         mcp_server s = {
                 .opts = o,
@@ -764,9 +792,15 @@ int acs_mcp_main(const acs_options *o)
         /* A client that closes our stdout must surface as EPIPE, not kill us mid-cleanup. */
         sigaction(SIGPIPE, &ign, &old_pipe);
 
+        s.pool = acs_pool_new(o, &s.policy, o->has_pool ? o->pool : ACS_POOL_DEFAULT, &s.oldmask, s.pid);
+        acs_pool_fill(s.pool);
+        /* serve: one connection, accepted once the pool is ready (serve.c) */
+        if (wait_client && wait_client(ctx, s.sfd) < 0)
+                s.stop = true;
         acs_log(2, "mcp: serving on stdio, at most %u concurrent calls, profiles allowed: %zu, timeout at most %g s",
                 s.max_running, acs_strv_length(s.policy.profiles), s.policy.max_timeout);
-        serve(&s);
+        if (!s.stop)
+                serve(&s);
         shutdown_jobs(&s);
 
         free(s.in);

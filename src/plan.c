@@ -409,15 +409,21 @@ static int plan_python_argv(const acs_run_request *req, const acs_host_facts *fa
         for (char **f = prof->python_flags; f && *f; f++)
                 if ((r = acs_strv_push(&p->argv, *f)) < 0)
                         return r;
+        if (req->warm && !p->scan)
+                return acs_error_set(err, -EOPNOTSUPP, "pool", "a pooled sandbox needs the in-sandbox scan "
+                                     "(profile %s has [scan] mode = off)", prof->name);
         if (p->scan) {
                 char boot[256];
-                if (acs_scan_boot(boot, sizeof boot, scan_fds[0], scan_fds[1]) >= (int)sizeof boot)
+                if ((req->warm ? acs_scan_boot_warm : acs_scan_boot)(boot, sizeof boot, scan_fds[0], scan_fds[1]) >=
+                    (int)sizeof boot)
                         return -ENOBUFS;
                 if ((r = acs_strv_push(&p->argv, "-c")) < 0 || (r = acs_strv_push(&p->argv, boot)) < 0)
                         return r;
                 p->boot_arg = (int)acs_strv_length(p->argv) - 1;
         }
-        if (req->kind == ACS_RUN_FILE) {
+        if (req->warm) {
+                /* the code comes later, through the scan socket (acs_scan_boot_warm) */
+        } else if (req->kind == ACS_RUN_FILE) {
                 if (!args || !args[0])
                         return acs_error_set(err, -EINVAL, "usage", "no script given");
                 if ((r = take_source(facts, p, err)) < 0)

@@ -310,21 +310,50 @@ int acs_run_dry(const acs_run_request *req, FILE *out, bool json, acs_error *err
         return r < 0 ? acs_error_errno(err, r, "io", "printing the plan") : 0;
 }
 
-int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
+/* A run between its two halves: the sandbox made, the program not yet supervised. */
+struct acs_run_warm {
+        acs_run_request req;
+        acs_plan p;
+        acs_host_facts facts;
+        acs_sandbox sb;
+        acs_cgroup cg;
+        int outp[2], errp[2], scanp[2];
+        int sigfd, modfd, trace_fd, patch_fd;
+        acs_shield *shield;
+        acs_input in;
+        sigset_t old;
+        bool masked, ended;
+        struct timespec run_start;
+        double t0, t_spawn;
+        acs_report rep;
+};
+
+static void ctx_init(acs_run_warm *c, const acs_run_request *req)
 {
+        *c = (acs_run_warm){
+                .req = *req,
+                .sb = { .pid = -1, .pidfd = -1, .sync_fd = -1, .upper_fd = -1, .lower_fd = -1 },
+                .cg = ACS_CGROUP_NULL,
+                .outp = { -1, -1 }, .errp = { -1, -1 }, .scanp = { -1, -1 },
+                .sigfd = -1, .modfd = -1, .trace_fd = -1, .patch_fd = -1,
+                .in = ACS_INPUT_NULL,
+                .t0 = acs_now_ms(),
+        };
+}
+
+/*
+ * The first half: plan, channels, cgroup, sandbox. Returns 1 when the run
+ * ended before a sandbox existed (refused by its size), 0 with the sandbox
+ * started, < 0 on failure. A warm run's scan channel stays open: the policy
+ * and the code go through it in the second half.
+ */
+static int run_begin(acs_run_warm *c, acs_error *err)
+{
+        const acs_run_request *req = &c->req;
         const acs_profile *prof = req->profile;
-        _cleanup_(acs_plan_done) acs_plan p = { 0 };
-        _cleanup_(acs_host_facts_done) acs_host_facts facts = { 0 };
-        acs_sandbox sb = { .pid = -1, .pidfd = -1, .sync_fd = -1, .upper_fd = -1, .lower_fd = -1 };
-        acs_supervise_out so = { 0 };
-        acs_cgroup cg = ACS_CGROUP_NULL;
-        int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, scanp[2] = { -1, -1 };
-        int sigfd = -1, modfd = -1, trace_fd = -1, patch_fd = -1, r;
-        acs_shield *shield = NULL;
-        acs_input in = ACS_INPUT_NULL;
-        sigset_t mask, old;
-        struct timespec run_start = { 0 };
-        double t0 = acs_now_ms();
+        acs_report *rep = &c->rep;
+        acs_plan *p = &c->p;
+        int r;
 
         *rep = (acs_report){ .status = ACS_STATUS_ERROR, .exit_code = 125 };
         rep->profile = strdup(prof->name ? prof->name : "");
@@ -333,103 +362,114 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
 
         if (scan) {
                 if ((r = acs_scan_ext_open(err)) < 0)
-                        goto out;
-                modfd = r;
-                if ((r = open_scan_channel(scanp, err)) < 0)
-                        goto out;
+                        return r;
+                c->modfd = r;
+                if ((r = open_scan_channel(c->scanp, err)) < 0)
+                        return r;
         }
-        if ((r = acs_host_facts_gather(req, &facts, err)) < 0)
-                goto out;
-        if ((r = acs_plan_build(req, &facts, scan ? (int[]){ scanp[1], modfd } : (int[]){ -1, -1 }, &p, err)) < 0) {
+        if ((r = acs_host_facts_gather(req, &c->facts, err)) < 0)
+                return r;
+        if ((r = acs_plan_build(req, &c->facts, scan ? (int[]){ c->scanp[1], c->modfd } : (int[]){ -1, -1 }, p, err)) < 0) {
                 if (r == -EFBIG && prof->scan_mode == ACS_SCAN_ENFORCE && req->kind == ACS_RUN_FILE &&
-                    refuse_too_large(rep, prof, p.file_size) == 0)
-                        r = 0; /* refused like any other finding, before a sandbox exists */
-                goto out;
+                    refuse_too_large(rep, prof, p->file_size) == 0)
+                        return 1; /* refused like any other finding, before a sandbox exists */
+                return r;
         }
-        rep->scan_bypass = TAKE_PTR(p.bypass);
+        rep->scan_bypass = TAKE_PTR(p->bypass);
         /* opened before the run: a refused target costs no run */
         if (req->opts && req->opts->patch && strcmp(req->opts->patch, "-") != 0 &&
-            (r = patch_fd = acs_open_output(req->opts->patch, err)) < 0)
-                goto out;
-        if (scan && (r = send_scan_policy(scanp[0], prof, &p, err)) < 0)
-                goto out;
-        fill_limits(rep, &p);
-        shield = acs_shield_new(p.max_tokens, prof->ansi == ACS_ANSI_STRIP);
-        if (!shield) {
-                r = acs_error_set(err, -ENOMEM, "io", "out of memory");
-                goto out;
-        }
+            (r = c->patch_fd = acs_open_output(req->opts->patch, err)) < 0)
+                return r;
+        if (scan && !req->warm && (r = send_scan_policy(c->scanp[0], prof, p, err)) < 0)
+                return r;
+        fill_limits(rep, p);
+        c->shield = acs_shield_new(p->max_tokens, prof->ansi == ACS_ANSI_STRIP);
+        if (!c->shield)
+                return acs_error_set(err, -ENOMEM, "io", "out of memory");
         /* -v: the sandbox's setup traces go to our own stderr, never to the
          * program's stderr pipe that its stdio becomes (and the report holds) */
-        if (p.cfg.verbose)
-                p.cfg.trace_fd = trace_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
-        if ((r = open_pipe(outp, err)) < 0 || (r = open_pipe(errp, err)) < 0)
-                goto out;
-        if ((r = acs_input_open(req->stdin_fd, req->stdin_mode, &in, err)) < 0)
-                goto out;
-        p.cfg.stdin_fd = in.prog_fd;
-        p.cfg.stdout_fd = outp[1];
-        p.cfg.stderr_fd = errp[1];
+        if (p->cfg.verbose)
+                p->cfg.trace_fd = c->trace_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+        if ((r = open_pipe(c->outp, err)) < 0 || (r = open_pipe(c->errp, err)) < 0)
+                return r;
+        if ((r = acs_input_open(req->stdin_fd, req->stdin_mode, &c->in, err)) < 0)
+                return r;
+        p->cfg.stdin_fd = c->in.prog_fd;
+        p->cfg.stdout_fd = c->outp[1];
+        p->cfg.stderr_fd = c->errp[1];
 
         /* Signals that end the run arrive on a signalfd; the sandbox gets
          * the original mask back before exec. */
+        sigset_t mask;
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
         sigaddset(&mask, SIGINT);
         sigaddset(&mask, SIGHUP);
-        sigprocmask(SIG_BLOCK, &mask, &old);
-        sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+        sigprocmask(SIG_BLOCK, &mask, &c->old);
+        c->masked = true;
+        c->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 
-        clock_gettime(CLOCK_REALTIME, &run_start);
+        clock_gettime(CLOCK_REALTIME, &c->run_start);
         /* -v: every step's time counts from the start of the run */
-        p.cfg.t0_ms = t0;
-        double t_spawn = acs_now_ms();
-        if (p.cfg.verbose)
-                fprintf(stderr, "acs-launch: %8.3f ms  plan ready (profile %s)\n", t_spawn - t0, prof->name);
-        if (p.cfg.rl_as || p.cfg.rl_nproc || p.cfg.rl_cpu) {
+        p->cfg.t0_ms = c->t0;
+        c->t_spawn = acs_now_ms();
+        if (p->cfg.verbose)
+                fprintf(stderr, "acs-launch: %8.3f ms  plan ready (profile %s)\n", c->t_spawn - c->t0, prof->name);
+        if (p->cfg.rl_as || p->cfg.rl_nproc || p->cfg.rl_cpu) {
                 const char *why = NULL;
-                if (acs_cgroup_create(p.cfg.rl_as, p.cfg.rl_nproc, &cg, &why) > 0) {
-                        p.cfg.cgroup_fd = cg.dir_fd;
-                        p.cfg.mem_cgroup = cg.memory;
+                if (acs_cgroup_create(p->cfg.rl_as, p->cfg.rl_nproc, &c->cg, &why) > 0) {
+                        p->cfg.cgroup_fd = c->cg.dir_fd;
+                        p->cfg.mem_cgroup = c->cg.memory;
                 }
-                if (p.cfg.verbose)
-                        fprintf(stderr, "acs-launch: %8.3f ms  cgroup: %s%s%s%s\n", acs_now_ms() - t0,
-                                cg.dir_fd >= 0 ? cg.path : "none, rlimits only: ", cg.dir_fd >= 0 ? "" : why,
-                                cg.memory ? " (memory.max)" : "", cg.pids ? " (pids.max)" : "");
+                if (p->cfg.verbose)
+                        fprintf(stderr, "acs-launch: %8.3f ms  cgroup: %s%s%s%s\n", acs_now_ms() - c->t0,
+                                c->cg.dir_fd >= 0 ? c->cg.path : "none, rlimits only: ", c->cg.dir_fd >= 0 ? "" : why,
+                                c->cg.memory ? " (memory.max)" : "", c->cg.pids ? " (pids.max)" : "");
         }
-        r = acs_sandbox_spawn(&p.cfg, &sb, err);
+        r = acs_sandbox_spawn(&p->cfg, &c->sb, err);
         if (r >= 0)
-                fill_confinement(rep, &sb, &cg);
-        if (r < 0 || !sb.in_cgroup)
-                acs_cgroup_destroy(&cg);
-        closep(&outp[1]);
-        closep(&errp[1]);
-        closep(&scanp[1]);
-        closep(&modfd);
-        outp[1] = errp[1] = scanp[1] = modfd = -1;
-        acs_input_spawned(&in);
-        if (r < 0)
-                goto restore;
+                fill_confinement(rep, &c->sb, &c->cg);
+        if (r < 0 || !c->sb.in_cgroup)
+                acs_cgroup_destroy(&c->cg);
+        closep(&c->outp[1]);
+        closep(&c->errp[1]);
+        closep(&c->scanp[1]);
+        closep(&c->modfd);
+        c->outp[1] = c->errp[1] = c->scanp[1] = c->modfd = -1;
+        acs_input_spawned(&c->in);
+        return r < 0 ? r : 0;
+}
 
-        acs_supervise_in si = { .sb = &sb, .out_fd = outp[0], .err_fd = errp[0], .scan_fd = scanp[0],
-                                .signal_fd = sigfd, .cancel_fd = req->cancel_fd, .timeout_s = p.timeout,
-                                .cpu_limit_us = (int64_t)p.cfg.rl_cpu * 1000000,
-                                .cgroup_fd = sb.in_cgroup ? cg.dir_fd : -1,
-                                .stream = req->stream, .shield = shield, .t_spawn = t_spawn,
-                                .trace_t0 = p.cfg.verbose ? t0 : 0, .input = &in,
+/* The second half: supervise the sandbox to its end, classify, clip, diff. */
+static int run_finish(acs_run_warm *c, acs_error *err)
+{
+        const acs_run_request *req = &c->req;
+        const acs_profile *prof = req->profile;
+        acs_report *rep = &c->rep;
+        acs_plan *p = &c->p;
+        acs_supervise_out so = { 0 };
+        bool scan = run_scans(req);
+        int r;
+
+        acs_supervise_in si = { .sb = &c->sb, .out_fd = c->outp[0], .err_fd = c->errp[0], .scan_fd = c->scanp[0],
+                                .signal_fd = c->sigfd, .cancel_fd = req->cancel_fd, .timeout_s = p->timeout,
+                                .cpu_limit_us = (int64_t)p->cfg.rl_cpu * 1000000,
+                                .cgroup_fd = c->sb.in_cgroup ? c->cg.dir_fd : -1,
+                                .stream = req->stream, .shield = c->shield, .t_spawn = c->t_spawn,
+                                .trace_t0 = p->cfg.verbose ? c->t0 : 0, .input = &c->in,
                                 .strip_ansi = prof->ansi == ACS_ANSI_STRIP,
                                 .mark = { same_file(STDOUT_FILENO, STDERR_FILENO) ? req->mark : NULL, req->mark } };
         r = acs_supervise(&si, &so, err);
         if (r < 0) {
-                acs_sandbox_kill(&sb);
-                goto restore;
+                acs_sandbox_kill(&c->sb);
+                goto out;
         }
         /* nothing of the sandbox is left: give the caller's terminal back
          * before anything more is printed on it */
-        acs_input_close(&in);
+        acs_input_close(&c->in);
         classify(rep, &so);
         /* the kernel's OOM killer in the run's cgroup: a memory-limit kill */
-        if (rep->status == ACS_STATUS_SIGNALED && rep->signal == SIGKILL && acs_cgroup_oom_kills(&cg) > 0)
+        if (rep->status == ACS_STATUS_SIGNALED && rep->signal == SIGKILL && acs_cgroup_oom_kills(&c->cg) > 0)
                 rep->status = ACS_STATUS_MEMORY;
         else if (rep->status != ACS_STATUS_TIMEOUT && cpu_limit_kill(rep, &so)) {
                 rep->status = ACS_STATUS_CPU;
@@ -461,16 +501,16 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                 free(rep->error);
                 rep->error = NULL;
                 if (asprintf(&rep->error, "the scan in the sandbox gave no verdict: %s exited with status %d before "
-                             "scanning (its stderr says why)", p.argv[0], rep->exit_code) < 0)
+                             "scanning (its stderr says why)", p->argv[0], rep->exit_code) < 0)
                         rep->error = NULL;
                 rep->exit_code = 125;
         }
-        acs_shield_finish(shield, &rep->out, &rep->err);
-        if ((r = finish_workspace(req, &sb, &run_start, patch_fd, rep, err)) < 0)
-                goto restore;
-        if (p.cfg.verbose)
+        acs_shield_finish(c->shield, &rep->out, &rep->err);
+        if ((r = finish_workspace(req, &c->sb, &c->run_start, c->patch_fd, rep, err)) < 0)
+                goto out;
+        if (p->cfg.verbose)
                 fprintf(stderr, "acs-launch: %8.3f ms  output clipped, workspace diffed (%.3f ms)\n",
-                        acs_now_ms() - t0, rep->diff_ms);
+                        acs_now_ms() - c->t0, rep->diff_ms);
         rep->setup_ms = so.setup_ms;
         rep->run_ms = so.run_ms;
         rep->user_ms = (double)so.ru.ru_utime.tv_sec * 1e3 + (double)so.ru.ru_utime.tv_usec / 1e3;
@@ -479,39 +519,140 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         if (req->stream)
                 for (int s = ACS_STDOUT; s <= ACS_STDERR; s++) {
                         size_t len = 0;
-                        _cleanup_free_ char *ep = acs_shield_epilogue(shield, s, &len);
+                        _cleanup_free_ char *ep = acs_shield_epilogue(c->shield, s, &len);
                         if (ep && len)
                                 acs_pass_through(si.mark[s], s == ACS_STDOUT ? 1 : 2, ep, len);
                 }
         if (so.launcher_signal)
                 rep->signal = so.launcher_signal;
         r = 0;
-restore:
-        sigprocmask(SIG_SETMASK, &old, NULL);
-        /* a terminating signal that arrived now still counts (the caller re-raises it) */
 out:
-        acs_pass_flush(req->mark, STDERR_FILENO); /* a partial line the mark still held */
-        rep->wall_ms = acs_now_ms() - t0;
+        free(so.scan_line);
+        return r;
+}
+
+/* Whatever happened: the report's error, then nothing of the run is left. */
+static void run_end(acs_run_warm *c, int r, acs_error *err)
+{
+        acs_report *rep = &c->rep;
+
+        if (c->ended)
+                return;
+        c->ended = true;
+        /* a terminating signal that arrived now still counts (the caller re-raises it) */
+        if (c->masked)
+                sigprocmask(SIG_SETMASK, &c->old, NULL);
+        c->masked = false;
+        acs_pass_flush(c->req.mark, STDERR_FILENO); /* a partial line the mark still held */
+        rep->wall_ms = acs_now_ms() - c->t0;
         if (r < 0) {
                 rep->status = ACS_STATUS_ERROR;
                 rep->exit_code = err && err->exit_status ? err->exit_status : 125;
                 free(rep->error);
                 rep->error = strdup(err && err->msg[0] ? err->msg : strerror(-r));
         }
-        acs_sandbox_kill(&sb);
-        acs_sandbox_close(&sb);
-        acs_input_close(&in); /* after init is reaped: the program cannot change it any more */
-        acs_cgroup_destroy(&cg); /* after init is reaped: nothing is left in it */
-        acs_shield_free(shield);
-        free(so.scan_line);
-        close_pair(outp);
-        close_pair(errp);
-        close_pair(scanp);
-        closep(&modfd);
-        closep(&sigfd);
-        closep(&trace_fd);
-        closep(&patch_fd);
+        acs_sandbox_kill(&c->sb);
+        acs_sandbox_close(&c->sb);
+        acs_input_close(&c->in); /* after init is reaped: the program cannot change it any more */
+        acs_cgroup_destroy(&c->cg); /* after init is reaped: nothing is left in it */
+        acs_shield_free(c->shield);
+        c->shield = NULL;
+        close_pair(c->outp);
+        close_pair(c->errp);
+        close_pair(c->scanp);
+        closep(&c->modfd);
+        closep(&c->sigfd);
+        closep(&c->trace_fd);
+        closep(&c->patch_fd);
+        c->modfd = c->sigfd = c->trace_fd = c->patch_fd = -1;
+        acs_plan_done(&c->p);
+        acs_host_facts_done(&c->facts);
+}
+
+int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
+{
+        acs_run_warm c;
+
+        ctx_init(&c, req);
+        int r = run_begin(&c, err);
+        if (r == 0)
+                r = run_finish(&c, err);
+        else if (r > 0)
+                r = 0;
+        run_end(&c, r, err);
+        *rep = c.rep;
         return r;
+}
+
+int acs_run_warm_start(const acs_run_request *req, acs_run_warm **ret, acs_error *err)
+{
+        acs_run_warm *c = malloc(sizeof *c);
+        if (!c)
+                return acs_error_set(err, -ENOMEM, "pool", "out of memory");
+        acs_run_request wr = *req;
+        wr.warm = true;
+        wr.code = NULL;
+        wr.code_len = 0;
+        ctx_init(c, &wr);
+        int r = run_begin(c, err);
+        if (r != 0) {
+                run_end(c, r < 0 ? r : -EINVAL, err);
+                acs_report_done(&c->rep);
+                free(c);
+                return r < 0 ? r : acs_error_set(err, -EINVAL, "pool", "nothing to start");
+        }
+        *ret = c;
+        return 0;
+}
+
+int acs_run_warm_pidfd(const acs_run_warm *w)
+{
+        return w->sb.pidfd;
+}
+
+/* u32 policy length, the policy, the code; then EOF (acs_scan_boot_warm). */
+static int send_warm_call(int fd, const acs_profile *prof, const char *code, size_t len, acs_error *err)
+{
+        _cleanup_free_ char *pol = NULL;
+        size_t plen = 0;
+        int r;
+        if ((r = acs_scan_policy_pack(prof, "<string>", true, &pol, &plen)) < 0)
+                return acs_error_set(err, r, "scan", r == -E2BIG ? "the profile's [scan] lists are too long (over %d KiB)"
+                                                                 : "out of memory", ACS_SCAN_POLICY_MAX / 1024);
+        uint32_t n = (uint32_t)plen;
+        if ((r = acs_write_all(fd, &n, sizeof n)) < 0 || (r = acs_write_all(fd, pol, plen)) < 0 ||
+            (r = acs_write_all(fd, code, len)) < 0)
+                return acs_error_errno(err, r, "scan", "handing the code to the pooled sandbox");
+        if (shutdown(fd, SHUT_WR) < 0)
+                return acs_error_errno(err, -errno, "scan", "shutdown");
+        fcntl(fd, F_SETFL, O_NONBLOCK);
+        return 0;
+}
+
+int acs_run_warm_finish(acs_run_warm *w, const char *code, size_t len, double timeout_s, int cancel_fd,
+                        acs_report *rep, acs_error *err)
+{
+        /* the call's own clock: the time the sandbox waited for it is not the call's */
+        w->t0 = w->t_spawn = acs_now_ms();
+        clock_gettime(CLOCK_REALTIME, &w->run_start);
+        w->p.timeout = timeout_s;
+        w->req.cancel_fd = cancel_fd;
+        int r = send_warm_call(w->scanp[0], w->req.profile, code, len, err);
+        if (r >= 0)
+                r = run_finish(w, err);
+        run_end(w, r, err);
+        *rep = w->rep;
+        w->rep = (acs_report){ 0 };
+        return r;
+}
+
+void acs_run_warm_free(acs_run_warm *w)
+{
+        if (!w)
+                return;
+        run_end(w, 0, NULL);
+        acs_report_done(&w->rep);
+        free(w);
 }
 
 int acs_report_exit_status(const acs_report *r)

@@ -25,6 +25,9 @@ typedef struct acs_run_request {
          * lines that could pass for ours are marked (outmark.h); also used for
          * stdout when that is the same file. NULL: passed unmarked. */
         acs_outmark *mark;
+        /* ACS_RUN_CODE without code: start the sandbox and its interpreter,
+         * which wait for the code (acs_run_warm_start) */
+        bool warm;
 } acs_run_request;
 
 /*
@@ -39,6 +42,23 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err);
  * namespace, mount, temp dir, cgroup or sandbox process.
  */
 int acs_run_dry(const acs_run_request *req, FILE *out, bool json, acs_error *err);
+
+/*
+ * Warm mode (issue 14, the pool): start a Python run's sandbox -- confined,
+ * limits set, the profile's interpreter started and waiting -- before the
+ * code is known (req->kind ACS_RUN_CODE; req->code is ignored), then hand
+ * it the code: it is scanned, run and reported exactly as acs_run() would,
+ * with the timeout counted from the hand-over. req's profile and options
+ * must outlive the warm run. A warm run serves one call; free it after
+ * finish, or instead of finish to destroy an unused one.
+ */
+typedef struct acs_run_warm acs_run_warm;
+int acs_run_warm_start(const acs_run_request *req, acs_run_warm **ret, acs_error *err);
+/* the sandbox's pidfd: readable when it died while waiting */
+int acs_run_warm_pidfd(const acs_run_warm *w);
+int acs_run_warm_finish(acs_run_warm *w, const char *code, size_t len, double timeout_s, int cancel_fd,
+                        acs_report *rep, acs_error *err);
+void acs_run_warm_free(acs_run_warm *w);
 
 /* The exit status the CLI returns for a report (interfaces.md §1). */
 int acs_report_exit_status(const acs_report *r);

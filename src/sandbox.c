@@ -846,7 +846,7 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
                 goto fail_sock;
         }
         c.stack = stack, c.stack_size = stack_size;
-        int pidfd = -1;
+        int pidfd = -1, was_dumpable = prctl(PR_GET_DUMPABLE);
         pid_t pid = -1;
         if (cfg->cgroup_fd >= 0) {
                 /* Straight into the run's cgroup: its cgroup namespace is
@@ -885,8 +885,17 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
         ret->sync_fd = sp[0];
         ret->inner_uid = c.uid;
 
-        if (c.fast)
+        if (c.fast) {
+                /* The vfork-style child shared our mm when it made itself
+                 * not dumpable (init_main): that flag is the mm's, so it is
+                 * ours now too, and a second sandbox from this process (a
+                 * pool worker that falls back to a cold run) could not
+                 * write its own /proc/self maps. Init has exec'd: give our
+                 * mm its flag back. */
+                if (was_dumpable > 0)
+                        (void)prctl(PR_SET_DUMPABLE, was_dumpable);
                 return 0; /* the child wrote its own maps and is init by now */
+        }
         char who[16], path[64];
         snprintf(who, sizeof who, "%d", (int)pid);
         if ((r = write_maps(who, c.uid, c.gid, root, path)) < 0) {

@@ -310,14 +310,36 @@ static PyObject *prepare_main(PyObject *script, bool command)
         return r < 0 ? NULL : d;
 }
 
-static PyObject *run_program(const char *src, size_t len, PyObject *x, bool command)
+/*
+ * Warm: python3 FLAGS -c BOOT left sys.argv ['-c'], as -c CODE does; only
+ * sys.orig_argv's last item, BOOT, becomes the code.
+ */
+static int fix_orig_argv_warm(PyObject *code)
+{
+        PyObject *o = PySys_GetObject("orig_argv"); /* borrowed */
+        if (!o || !PyList_Check(o) || PyList_GET_SIZE(o) < 1)
+                return 0;
+        PyObject *nv = PyList_GetSlice(o, 0, PyList_GET_SIZE(o));
+        if (!nv)
+                return -1;
+        Py_INCREF(code);
+        int r = PyList_SetItem(nv, PyList_GET_SIZE(nv) - 1, code); /* steals code */
+        if (r == 0)
+                r = PySys_SetObject("orig_argv", nv);
+        Py_DECREF(nv);
+        return r;
+}
+
+static PyObject *run_program(const char *src, size_t len, PyObject *x, bool command, bool warm)
 {
         PyObject *argv = PySys_GetObject("argv");
-        if (!argv || !PyList_Check(argv) || PyList_GET_SIZE(argv) < 2) {
+        if (warm) {
+                if (fix_orig_argv_warm(x) < 0)
+                        return NULL;
+        } else if (!argv || !PyList_Check(argv) || PyList_GET_SIZE(argv) < 2) {
                 PyErr_SetString(PyExc_RuntimeError, "acs-launch: sys.argv lost its program");
                 return NULL;
-        }
-        if (fix_argv(argv, command) < 0 || fix_orig_argv(command) < 0 || (!command && fix_path0(x) < 0))
+        } else if (fix_argv(argv, command) < 0 || fix_orig_argv(command) < 0 || (!command && fix_path0(x) < 0))
                 return NULL;
         PyObject *d = prepare_main(x, command);
         if (!d)
@@ -367,32 +389,72 @@ static PyObject *run_program(const char *src, size_t len, PyObject *x, bool comm
         return res;
 }
 
+/* Scan src, write the verdict to fd and close it, then run it (or _exit(126)). */
+static PyObject *scan_then_run(int fd, acs_scan_policy *pol, char *src, size_t len, size_t limit, PyObject *x,
+                               bool warm)
+{
+        acs_scan_result res;
+        acs_error err = {0};
+        int r;
+        if (acs_scan_locked(&pol->profile, src, len, pol->filename, pol->command, &res, &err) < 0)
+                die(125, "scan failed: %s", err.msg);
+        if ((r = write_report(fd, &res)) < 0)
+                die(125, "scan: cannot report the verdict: %s", strerror(-r));
+        close(fd);
+        if (res.verdict == ACS_VERDICT_REJECT)
+                _exit(126); /* nothing of the program has run */
+        if (!pol->command && len >= limit) /* mode = warn: never run a cut-off file */
+                die(125, "%s is longer than max_source; not running a part of it", pol->filename);
+        bool command = pol->command;
+        acs_scan_result_clear(&res);
+        acs_scan_policy_done(pol);
+        acs_scan_walk_reset();
+
+        PyObject *ret = run_program(src, len, x, command, warm);
+        free(src);
+        Py_DECREF(x);
+        return ret;
+}
+
+static void read_policy(int fd, size_t max, acs_scan_policy *pol)
+{
+        char *raw = NULL;
+        size_t raw_len = 0;
+        int r = read_upto(fd, max + 1, &raw, &raw_len);
+        if (r < 0)
+                die(125, "scan: cannot read the policy: %s", strerror(-r));
+        if (raw_len > max)
+                die(125, "scan: the policy is too large");
+        r = acs_scan_policy_unpack(raw, raw_len, pol);
+        free(raw);
+        if (r < 0)
+                die(125, "scan: malformed policy from the launcher");
+}
+
+static bool fd_args(PyObject *const *args, Py_ssize_t nargs, int *fd, int *mod_fd)
+{
+        if (nargs != 2 || !PyLong_Check(args[0]) || !PyLong_Check(args[1])) {
+                PyErr_SetString(PyExc_TypeError, "expected (fd, module_fd)");
+                return false;
+        }
+        *fd = (int)PyLong_AsLong(args[0]);
+        *mod_fd = (int)PyLong_AsLong(args[1]);
+        if (PyErr_Occurred())
+                return false;
+        if (*mod_fd > 2)
+                close(*mod_fd); /* mapped; the program must not inherit it */
+        return true;
+}
+
 /* run(policy_fd, module_fd): see the top of this file. */
 static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
         (void)self;
-        if (nargs != 2 || !PyLong_Check(args[0]) || !PyLong_Check(args[1])) {
-                PyErr_SetString(PyExc_TypeError, "run(policy_fd, module_fd)");
+        int fd, mod_fd, r;
+        if (!fd_args(args, nargs, &fd, &mod_fd))
                 return NULL;
-        }
-        int fd = (int)PyLong_AsLong(args[0]), mod_fd = (int)PyLong_AsLong(args[1]);
-        if (PyErr_Occurred())
-                return NULL;
-        if (mod_fd > 2)
-                close(mod_fd); /* mapped; the program must not inherit it */
-
-        char *raw = NULL;
-        size_t raw_len = 0;
-        int r = read_upto(fd, ACS_SCAN_POLICY_MAX + 1, &raw, &raw_len);
-        if (r < 0)
-                die(125, "scan: cannot read the policy: %s", strerror(-r));
-        if (raw_len > ACS_SCAN_POLICY_MAX)
-                die(125, "scan: the policy is too large");
         acs_scan_policy pol;
-        r = acs_scan_policy_unpack(raw, raw_len, &pol);
-        free(raw);
-        if (r < 0)
-                die(125, "scan: malformed policy from the launcher");
+        read_policy(fd, ACS_SCAN_POLICY_MAX, &pol);
 
         PyObject *argv = PySys_GetObject("argv");
         PyObject *x = argv && PyList_Check(argv) && PyList_GET_SIZE(argv) >= 2 ? PyList_GET_ITEM(argv, 1) : NULL;
@@ -427,31 +489,73 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 if (r < 0)
                         die(125, "scan: cannot read %s: %s", pol.filename, strerror(-r));
         }
+        return scan_then_run(fd, &pol, src, len, limit, x, false);
+}
 
-        acs_scan_result res;
-        acs_error err = {0};
-        if (acs_scan_locked(&pol.profile, src, len, pol.filename, pol.command, &res, &err) < 0)
-                die(125, "scan failed: %s", err.msg);
-        if ((r = write_report(fd, &res)) < 0)
-                die(125, "scan: cannot report the verdict: %s", strerror(-r));
-        close(fd);
-        if (res.verdict == ACS_VERDICT_REJECT)
-                _exit(126); /* nothing of the program has run */
-        if (!pol.command && len >= limit) /* mode = warn: never run a cut-off file */
-                die(125, "%s is longer than max_source; not running a part of it", pol.filename);
-        bool command = pol.command;
-        acs_scan_result_clear(&res);
-        acs_scan_policy_done(&pol);
-        acs_scan_walk_reset();
+static int read_exact(int fd, void *buf, size_t len)
+{
+        for (size_t off = 0; off < len;) {
+                ssize_t n = read(fd, (char *)buf + off, len - off);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return n < 0 ? -errno : -EPIPE;
+                off += (size_t)n;
+        }
+        return 0;
+}
 
-        PyObject *ret = run_program(src, len, x, command);
-        free(src);
-        Py_DECREF(x);
-        return ret;
+/* The longest code the launcher hands a pooled interpreter (the MCP line bound is 16 MiB). */
+#define WARM_CODE_MAX (64u << 20)
+
+/*
+ * warm(fd, module_fd): a pooled sandbox's interpreter. Initialise the
+ * parser (the first parse builds the _ast types) while no code is here,
+ * then block on fd for: u32 policy length, the policy, the code to EOF;
+ * then the same as run() for -c CODE. The launcher that dies instead
+ * leaves EOF: exit without running anything.
+ */
+static PyObject *warm(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+        (void)self;
+        int fd, mod_fd, r;
+        if (!fd_args(args, nargs, &fd, &mod_fd))
+                return NULL;
+        PyCompilerFlags cf = _PyCompilerFlags_INIT;
+        cf.cf_flags = PyCF_ONLY_AST;
+        PyObject *t = Py_CompileStringExFlags("import os\nx = [i for i in range(2)]\n", "<warm>", Py_file_input,
+                                              &cf, -1);
+        Py_XDECREF(t);
+        PyErr_Clear();
+
+        uint32_t plen = 0;
+        if ((r = read_exact(fd, &plen, sizeof plen)) < 0)
+                _exit(r == -EPIPE ? 0 : 125); /* no call came: the pool is closing */
+        if (plen > ACS_SCAN_POLICY_MAX)
+                die(125, "scan: the policy is too large");
+        char *raw = malloc(plen + 1);
+        if (!raw)
+                die(125, "out of memory");
+        if ((r = read_exact(fd, raw, plen)) < 0)
+                die(125, "scan: cannot read the policy: %s", strerror(-r));
+        acs_scan_policy pol;
+        r = acs_scan_policy_unpack(raw, plen, &pol);
+        free(raw);
+        if (r < 0 || !pol.command)
+                die(125, "scan: malformed policy from the launcher");
+        char *src = NULL;
+        size_t len = 0;
+        if ((r = read_upto(fd, WARM_CODE_MAX, &src, &len)) < 0)
+                die(125, "scan: cannot read the code: %s", strerror(-r));
+        PyObject *x = PyUnicode_DecodeUTF8(src, (Py_ssize_t)len, "surrogateescape");
+        if (!x)
+                die(125, "scan: the code is not valid UTF-8");
+        return scan_then_run(fd, &pol, src, len, SIZE_MAX, x, true);
 }
 
 static PyMethodDef methods[] = {
         { "run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, NULL },
+        { "warm", (PyCFunction)(void (*)(void))warm, METH_FASTCALL, NULL },
         { NULL, NULL, 0, NULL },
 };
 

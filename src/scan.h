@@ -54,6 +54,14 @@ int acs_scan_bounded(const acs_profile *p, const char *src, size_t len, const ch
  */
 int acs_scan_ext_open(acs_error *err);
 int acs_scan_boot(char *buf, size_t size, int policy_fd, int module_fd);
+/*
+ * Warm mode (a pooled sandbox, issue 14): python3 FLAGS... -c BOOT, where
+ * BOOT loads the module and calls warm(fd, module_fd), which initialises the
+ * parser and then blocks on fd until the launcher writes a u32 (host order)
+ * policy length, the policy, and the code to EOF: then scan, verdict, run,
+ * exactly as above for  -c CODE.
+ */
+int acs_scan_boot_warm(char *buf, size_t size, int fd, int module_fd);
 
 /*
  * Parse the verdict line from the scan socket:

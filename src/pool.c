@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The pool of ready sandboxes (pool.h). Each slot is a forked worker that
+ * has already made its sandbox -- namespaces, root, overlay workspace,
+ * limits, caps dropped, no_new_privs, seccomp: the same plan and the same
+ * engine as a cold run -- and started the profile's interpreter in it,
+ * which waits for the code on the scan socket (acs_scan_boot_warm). The
+ * worker waits for one call on its call pipe, hands the code over, and
+ * from there on is exactly an `acs-launch mcp` call worker. Nothing but
+ * one call ever reaches a pooled sandbox.
+ *
+ * The call goes over the pipe as one JSON line written whole into an empty
+ * pipe (calls longer than its capacity run cold), so the server never
+ * blocks on a worker that is still starting. Pool workers are in their
+ * own process groups, die with the server (PR_SET_PDEATHSIG) and take
+ * their sandboxes with them.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "jsonrpc.h"
+#include "mcp-policy.h"
+#include "mcp-worker.h"
+#include "pool.h"
+#include "profile.h"
+#include "run.h"
+
+typedef struct pool_slot {
+        struct pool_slot *next;
+        pid_t pid;
+        int call_fd, out_fd, cancel_fd; /* our ends */
+} pool_slot;
+
+struct acs_pool {
+        const acs_options *opts;
+        const acs_mcp_policy *policy;
+        const sigset_t *mask;
+        pid_t server;
+        unsigned size, n;
+        pool_slot *slots, **tail; /* oldest first: the most likely to be ready */
+};
+
+/* ---- the call on the wire ---------------------------------------------- */
+
+int acs_pool_call_to_line(const acs_mcp_call *c, char **ret)
+{
+        struct json_object *o = json_object_new_object();
+        if (!o)
+                return -ENOMEM;
+        json_object_object_add(o, "tool", json_object_new_int(c->tool));
+        json_object_object_add(o, "code", json_object_new_string_len(c->code ? c->code : "", (int)c->code_len));
+        if (c->has_timeout)
+                json_object_object_add(o, "timeout", json_object_new_double(c->timeout));
+        if (c->profile)
+                json_object_object_add(o, "profile", json_object_new_string(c->profile));
+        if (c->has_cpu)
+                json_object_object_add(o, "cpu", json_object_new_uint64(c->cpu));
+        if (c->has_memory)
+                json_object_object_add(o, "memory", json_object_new_uint64(c->memory));
+        if (c->has_processes)
+                json_object_object_add(o, "processes", json_object_new_uint64(c->processes));
+        if (c->has_open_files)
+                json_object_object_add(o, "open_files", json_object_new_uint64(c->open_files));
+        *ret = acs_jrpc_to_line(o);
+        json_object_put(o);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static bool get_u64(struct json_object *o, const char *k, uint64_t *v)
+{
+        struct json_object *x;
+        if (!json_object_object_get_ex(o, k, &x))
+                return false;
+        *v = json_object_get_uint64(x);
+        return true;
+}
+
+int acs_pool_call_from_line(const char *line, acs_mcp_call *ret)
+{
+        struct json_object *o = json_tokener_parse(line), *x;
+        acs_mcp_call c = { 0 };
+        int r = -EINVAL;
+        if (!o || !json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "tool", &x))
+                goto out;
+        c.tool = (acs_mcp_tool)json_object_get_int(x);
+        if (!json_object_object_get_ex(o, "code", &x) || !json_object_is_type(x, json_type_string))
+                goto out;
+        c.code_len = (size_t)json_object_get_string_len(x);
+        if (!(c.code = malloc(c.code_len + 1)))
+                goto nomem;
+        memcpy(c.code, json_object_get_string(x), c.code_len + 1);
+        if ((c.has_timeout = json_object_object_get_ex(o, "timeout", &x)))
+                c.timeout = json_object_get_double(x);
+        if (json_object_object_get_ex(o, "profile", &x) && !(c.profile = strdup(json_object_get_string(x))))
+                goto nomem;
+        c.has_cpu = get_u64(o, "cpu", &c.cpu);
+        c.has_memory = get_u64(o, "memory", &c.memory);
+        c.has_processes = get_u64(o, "processes", &c.processes);
+        c.has_open_files = get_u64(o, "open_files", &c.open_files);
+        *ret = c;
+        c = (acs_mcp_call){ 0 };
+        r = 0;
+        goto out;
+nomem:
+        r = -ENOMEM;
+out:
+        acs_mcp_call_done(&c);
+        json_object_put(o);
+        return r;
+}
+
+/* Does the pool's sandbox fit this call? Profile = the server's, no limit override. */
+static bool call_fits(const acs_mcp_policy *pol, const acs_mcp_call *c)
+{
+        return c->tool == ACS_TOOL_PYTHON && (!c->profile || strcmp(c->profile, pol->profiles[0]) == 0) &&
+               !c->has_cpu && !c->has_memory && !c->has_processes && !c->has_open_files;
+}
+
+/* ---- the worker -------------------------------------------------------- */
+
+/* The run's options as acs_mcp_execute() makes them for an execute_python call without overrides. */
+static void warm_options(const acs_options *o, acs_options *ro)
+{
+        *ro = *o;
+        ro->command = ACS_CMD_RUN;
+        ro->json = true;
+        ro->apply = false;
+        ro->patch = NULL;
+        ro->keep = NULL;
+        ro->report = NULL;
+        ro->code = NULL;
+        ro->args = NULL;
+}
+
+/* Wait for the call; false when the sandbox died first or the server closed the pipe. */
+static bool wait_call(int call_fd, int pidfd, char **ret)
+{
+        struct pollfd p[2] = { { .fd = call_fd, .events = POLLIN }, { .fd = pidfd, .events = POLLIN } };
+        while (poll(p, pidfd >= 0 ? 2 : 1, -1) < 0)
+                if (errno != EINTR)
+                        return false;
+        if (!(p[0].revents & (POLLIN | POLLHUP)))
+                return false; /* the sandbox ended while it waited: replaced by the server */
+        size_t len = 0, cap = 4096;
+        char *buf = malloc(cap);
+        for (;;) {
+                if (!buf)
+                        return false;
+                if (len + 1 >= cap) {
+                        char *b = realloc(buf, cap *= 2);
+                        if (!b) {
+                                free(buf);
+                                return false;
+                        }
+                        buf = b;
+                }
+                ssize_t n = read(call_fd, buf + len, cap - len - 1);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        free(buf);
+                        return false;
+                }
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        buf[len] = '\0';
+        if (len == 0) {
+                free(buf);
+                return false; /* EOF without a call: the pool is closing */
+        }
+        *ret = buf;
+        return true;
+}
+
+/*
+ * The timeout the call gets in the pooled sandbox, or < 0 when the call
+ * must run cold (a timeout the profile may lock: the cold path says why).
+ */
+static double call_timeout(const acs_options *ro, const acs_profile *p, const acs_mcp_call *c)
+{
+        if (!c->has_timeout)
+                return ro->has_timeout ? ro->timeout : p->timeout;
+        if (p->timeout > 0 && (c->timeout == 0 || c->timeout > p->timeout))
+                return -1;
+        return c->timeout;
+}
+
+static struct json_object *run_warm(acs_run_warm *w, const acs_options *ro, const acs_profile *p,
+                                    const acs_mcp_policy *pol, const acs_mcp_call *c, int cancel_fd)
+{
+        acs_report rep = { 0 };
+        acs_error err = { 0 };
+        struct json_object *r;
+        double cap = pol->max_timeout;
+        if (p->timeout > 0 && p->timeout < cap && acs_profile_is_locked(p, "timeout"))
+                cap = p->timeout;
+        if (acs_run_warm_finish(w, c->code, c->code_len, call_timeout(ro, p, c), cancel_fd, &rep, &err) < 0 &&
+            !rep.error) {
+                acs_report_done(&rep);
+                char msg[1400];
+                snprintf(msg, sizeof msg, "acs-launch could not run it (%s): %s", err.stage, err.msg);
+                return acs_mcp_error_result(msg);
+        }
+        r = acs_mcp_run_result_fit(&rep, ACS_MCP_MAX_RESULT - 1, pol, cap);
+        acs_report_done(&rep);
+        return r;
+}
+
+static void close_all_but(const int *keep, size_t n)
+{
+        int last = 2;
+        for (;;) {
+                int next = -1;
+                for (size_t i = 0; i < n; i++)
+                        if (keep[i] > last && (next < 0 || keep[i] < next))
+                                next = keep[i];
+                if (next < 0)
+                        break;
+                if (next > last + 1)
+                        close_range((unsigned)last + 1, (unsigned)next - 1, 0);
+                last = next;
+        }
+        close_range((unsigned)last + 1, ~0U, 0);
+}
+
+_noreturn_ static void pool_worker(const acs_pool *pl, int call_fd, int result_fd, int cancel_fd)
+{
+        struct sigaction dfl = { .sa_handler = SIG_DFL };
+        _cleanup_profile_ acs_profile *p = NULL;
+        acs_run_warm *w = NULL;
+        acs_mcp_call c = { 0 };
+        acs_error err = { 0 };
+        acs_options ro;
+        double cap;
+        char *line = NULL;
+
+        (void)setpgid(0, 0);
+        sigaction(SIGPIPE, &dfl, NULL);
+        sigprocmask(SIG_SETMASK, pl->mask, NULL);
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != pl->server)
+                _exit(1);
+        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || dup2(fd, STDIN_FILENO) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+                _exit(1);
+        close_all_but((int[]){ call_fd, result_fd, cancel_fd }, 3);
+
+        warm_options(pl->opts, &ro);
+        acs_mcp_call probe = { .tool = ACS_TOOL_PYTHON };
+        if (acs_mcp_call_profile(pl->policy, &probe, &p, &cap, &err) == 0) {
+                char *no_args[] = { NULL };
+                acs_run_request req = { .kind = ACS_RUN_CODE, .profile = p, .opts = &ro, .argv = no_args,
+                                        .stdin_fd = -1, .cancel_fd = -1 };
+                if (acs_run_warm_start(&req, &w, &err) < 0) {
+                        acs_log(1, "pool: cannot start a sandbox ahead (%s): %s", err.stage, err.msg);
+                        w = NULL; /* the call runs cold, and says what failed */
+                }
+        }
+        if (!wait_call(call_fd, w ? acs_run_warm_pidfd(w) : -1, &line) || acs_pool_call_from_line(line, &c) < 0) {
+                acs_run_warm_free(w); /* its cgroup too: nothing of it is left */
+                _exit(3);
+        }
+        free(line);
+        close(call_fd);
+
+        struct json_object *res;
+        if (w && p && call_fits(pl->policy, &c) && call_timeout(&ro, p, &c) >= 0)
+                res = run_warm(w, &ro, p, pl->policy, &c, cancel_fd);
+        else {
+                acs_run_warm_free(w);
+                res = acs_mcp_execute(pl->opts, pl->policy, &c, cancel_fd);
+        }
+        w = NULL;
+        line = res ? acs_jrpc_to_line(res) : NULL;
+        if (!line || acs_write_all(result_fd, line, strlen(line)) < 0 || acs_write_all(result_fd, "\n", 1) < 0)
+                _exit(1);
+        _exit(0);
+}
+
+/* ---- the server's side ------------------------------------------------- */
+
+acs_pool *acs_pool_new(const acs_options *o, const acs_mcp_policy *pol, unsigned size, const sigset_t *mask,
+                       pid_t server)
+{
+        if (!size)
+                return NULL;
+        acs_pool *pl = calloc(1, sizeof *pl);
+        if (!pl)
+                return NULL;
+        *pl = (acs_pool){ .opts = o, .policy = pol, .mask = mask, .server = server,
+                          .size = size > ACS_POOL_MAX ? ACS_POOL_MAX : size };
+        pl->tail = &pl->slots;
+        return pl;
+}
+
+static void slot_close(pool_slot *s)
+{
+        if (s->call_fd >= 0)
+                close(s->call_fd);
+        if (s->out_fd >= 0)
+                close(s->out_fd);
+        if (s->cancel_fd >= 0)
+                close(s->cancel_fd);
+        free(s);
+}
+
+static void close_fds(int *fds, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (fds[i] >= 0)
+                        close(fds[i]);
+}
+
+static int slot_start(acs_pool *pl)
+{
+        int call[2] = { -1, -1 }, res[2] = { -1, -1 }, can[2] = { -1, -1 };
+        pool_slot *s = calloc(1, sizeof *s);
+        if (!s)
+                return -ENOMEM;
+        if (pipe2(call, O_CLOEXEC) < 0 || pipe2(res, O_CLOEXEC) < 0 || pipe2(can, O_CLOEXEC) < 0) {
+                int r = -errno;
+                close_fds((int[]){ call[0], call[1], res[0], res[1], can[0], can[1] }, 6);
+                free(s);
+                return r;
+        }
+        fflush(stderr);
+        pid_t pid = fork();
+        if (pid < 0) {
+                int r = -errno;
+                close_fds((int[]){ call[0], call[1], res[0], res[1], can[0], can[1] }, 6);
+                free(s);
+                return r;
+        }
+        if (pid == 0)
+                pool_worker(pl, call[0], res[1], can[0]);
+        (void)setpgid(pid, pid);
+        close_fds((int[]){ call[0], res[1], can[0] }, 3);
+        (void)fcntl(res[0], F_SETFL, O_NONBLOCK);
+        (void)fcntl(call[1], F_SETFL, O_NONBLOCK);
+        *s = (pool_slot){ .pid = pid, .call_fd = call[1], .out_fd = res[0], .cancel_fd = can[1] };
+        *pl->tail = s;
+        pl->tail = &s->next;
+        pl->n++;
+        return 0;
+}
+
+unsigned acs_pool_missing(const acs_pool *pl)
+{
+        return pl && pl->n < pl->size ? pl->size - pl->n : 0;
+}
+
+unsigned acs_pool_fill(acs_pool *pl)
+{
+        while (acs_pool_missing(pl))
+                if (slot_start(pl) < 0)
+                        break;
+        return acs_pool_missing(pl);
+}
+
+static pool_slot *unlink_slot(acs_pool *pl, pool_slot **pp)
+{
+        pool_slot *s = *pp;
+        *pp = s->next;
+        if (pl->tail == &s->next)
+                pl->tail = pp;
+        pl->n--;
+        s->next = NULL;
+        return s;
+}
+
+void acs_pool_reap(acs_pool *pl)
+{
+        if (!pl)
+                return;
+        for (pool_slot **pp = &pl->slots; *pp;) {
+                int st;
+                pid_t r = waitpid((*pp)->pid, &st, WNOHANG);
+                if (r == (*pp)->pid || (r < 0 && errno == ECHILD)) {
+                        acs_log(2, "pool: a waiting sandbox ended (worker %d); replacing it", (int)(*pp)->pid);
+                        slot_close(unlink_slot(pl, pp));
+                } else
+                        pp = &(*pp)->next;
+        }
+}
+
+int acs_pool_take(acs_pool *pl, const acs_mcp_call *c, pid_t *pid, int *out_fd, int *cancel_fd)
+{
+        if (!pl || !pl->slots || !call_fits(pl->policy, c))
+                return -ENOENT;
+        _cleanup_free_ char *line = NULL;
+        int r = acs_pool_call_to_line(c, &line);
+        if (r < 0)
+                return r;
+        size_t len = strlen(line);
+        int cap = fcntl(pl->slots->call_fd, F_GETPIPE_SZ);
+        if (cap < 0 || len > (size_t)cap)
+                return -ENOENT; /* it would not fit the empty pipe in one write: cold */
+        pool_slot *s = unlink_slot(pl, &pl->slots);
+        ssize_t n = write(s->call_fd, line, len);
+        r = n == (ssize_t)len ? 0 : n < 0 ? -errno : -EIO;
+        close(s->call_fd);
+        s->call_fd = -1;
+        if (r < 0) {
+                (void)kill(-s->pid, SIGKILL);
+                (void)kill(s->pid, SIGKILL);
+                while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+                        ;
+                slot_close(s);
+                return r;
+        }
+        *pid = s->pid;
+        *out_fd = s->out_fd;
+        *cancel_fd = s->cancel_fd;
+        s->out_fd = s->cancel_fd = -1;
+        slot_close(s);
+        return 0;
+}
+
+/* How long a closing pool's workers get to take their sandboxes down themselves. */
+#define POOL_GRACE_MS 2000
+
+void acs_pool_free(acs_pool *pl)
+{
+        if (!pl)
+                return;
+        /* EOF on the call pipe: each worker destroys its sandbox (cgroup included) and exits */
+        for (pool_slot *s = pl->slots; s; s = s->next) {
+                close(s->call_fd);
+                s->call_fd = -1;
+        }
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        while (pl->slots) {
+                acs_pool_reap(pl);
+                if (!pl->slots)
+                        break;
+                clock_gettime(CLOCK_MONOTONIC, &t);
+                if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > POOL_GRACE_MS)
+                        for (pool_slot *s = pl->slots; s; s = s->next) {
+                                (void)kill(-s->pid, SIGKILL);
+                                (void)kill(s->pid, SIGKILL);
+                        }
+                nanosleep(&(struct timespec){ .tv_nsec = 2000000 }, NULL);
+        }
+        free(pl);
+}

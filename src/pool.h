@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The pool of ready sandboxes behind `acs-launch mcp` and `serve` (issue 14):
+ * worker processes forked ahead of any call, each holding one sandbox of
+ * the server's profile, fully confined, with its interpreter started and
+ * waiting for code (acs_run_warm_start). A call takes one: the server
+ * writes the call into the worker's call pipe, and from then on the worker
+ * is an ordinary call worker (result pipe, cancel pipe, process group). A
+ * worker serves one call and exits; the server forks a new one.
+ */
+#pragma once
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include "cli.h"
+#include "mcp-tools.h"
+
+/* What acs-launch mcp and serve keep ready unless --pool says otherwise. */
+#define ACS_POOL_DEFAULT 2
+#define ACS_POOL_MAX 64
+
+typedef struct acs_pool acs_pool;
+
+/* NULL when size is 0 (no pool) or out of memory. */
+acs_pool *acs_pool_new(const acs_options *o, const acs_mcp_policy *pol, unsigned size, const sigset_t *mask,
+                       pid_t server);
+/* Fork workers up to the pool's size; how many are missing afterwards. */
+unsigned acs_pool_fill(acs_pool *pl);
+unsigned acs_pool_missing(const acs_pool *pl);
+/* Reap workers that ended while waiting (their sandbox died): fill replaces them. */
+void acs_pool_reap(acs_pool *pl);
+/*
+ * Hand call c to a pooled worker if one fits it (execute_python with the
+ * server's profile, no limit override). 0: *pid, *out_fd (result, read end,
+ * non-blocking) and *cancel_fd (write end) are the call's; -ENOENT: none fits
+ * or none is left; other -errno: the worker could not take it (it is gone).
+ */
+int acs_pool_take(acs_pool *pl, const acs_mcp_call *c, pid_t *pid, int *out_fd, int *cancel_fd);
+/* Every worker told to go (EOF on its call pipe), then waited for; SIGKILL after a grace. */
+void acs_pool_free(acs_pool *pl);
+
+/* The worker (in the child after fork); exported for tests of the wire format. */
+int acs_pool_call_to_line(const acs_mcp_call *c, char **ret);
+int acs_pool_call_from_line(const char *line, acs_mcp_call *ret);

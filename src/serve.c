@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * `acs-launch serve` (mcp.h). A pre-forking server: the master owns the
+ * listening socket and keeps one spare connection process, which starts the
+ * MCP server's state and its pool of ready sandboxes (pool.h) and only then
+ * accepts; when it accepts it tells the master, which starts the next spare,
+ * so a client that connects finds sandboxes already waiting. Each
+ * connection process serves exactly one client (acs_mcp_main_on) and exits
+ * at its EOF with everything it started. Everything dies with the master:
+ * each process's PR_SET_PDEATHSIG chains down to the sandboxes.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "mcp.h"
+
+/* The socket systemd passed (sd_listen_fds(3): LISTEN_PID, LISTEN_FDS, fd 3), or -1. */
+static int systemd_socket(void)
+{
+        const char *pid = getenv("LISTEN_PID"), *n = getenv("LISTEN_FDS");
+        if (!pid || !n || strtol(pid, NULL, 10) != (long)getpid() || strtol(n, NULL, 10) < 1)
+                return -1;
+        unsetenv("LISTEN_PID");
+        unsetenv("LISTEN_FDS");
+        unsetenv("LISTEN_FDNAMES");
+        int type = 0;
+        socklen_t len = sizeof type;
+        if (getsockopt(3, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_STREAM)
+                return -1;
+        (void)fcntl(3, F_SETFD, FD_CLOEXEC);
+        return 3;
+}
+
+/* Bind PATH with mode 0600; a stale socket (nobody listening) is replaced, nothing else. */
+static int bind_socket(const char *path, acs_error *err)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        struct stat st;
+        if (strlen(path) >= sizeof sa.sun_path)
+                return acs_error_set(err, -ENAMETOOLONG, "usage", "--socket %s: the path is longer than %zu bytes",
+                                     path, sizeof sa.sun_path - 1);
+        strcpy(sa.sun_path, path);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return acs_error_errno(err, -errno, "serve", "socket");
+        if (lstat(path, &st) == 0) {
+                if (!S_ISSOCK(st.st_mode)) {
+                        close(fd);
+                        return acs_error_set(err, -EEXIST, "usage", "--socket %s: exists and is not a socket", path);
+                }
+                if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
+                        close(fd);
+                        return acs_error_set(err, -EADDRINUSE, "usage",
+                                             "--socket %s: a server already listens there", path);
+                }
+                close(fd);
+                if (unlink(path) < 0)
+                        return acs_error_errno(err, -errno, "usage", "--socket %s: cannot replace it", path);
+                if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+                        return acs_error_errno(err, -errno, "serve", "socket");
+        }
+        mode_t old = umask(0177); /* the socket is created 0600: only its owner connects */
+        int r = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+        umask(old);
+        if (r < 0 || chmod(path, 0600) < 0 || listen(fd, 64) < 0) {
+                r = acs_error_errno(err, -errno, "usage", "--socket %s: cannot listen there", path);
+                close(fd);
+                return r;
+        }
+        return fd;
+}
+
+typedef struct conn_ctx {
+        int listen_fd, notify_fd;
+} conn_ctx;
+
+/* acs_mcp_main_on's wait_client: the pool is started; take one client. */
+static int wait_client(void *ctx, int signal_fd)
+{
+        conn_ctx *c = ctx;
+        for (;;) {
+                struct pollfd p[2] = { { .fd = c->listen_fd, .events = POLLIN }, { .fd = signal_fd, .events = POLLIN } };
+                if (poll(p, 2, -1) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (p[1].revents) {
+                        struct signalfd_siginfo si;
+                        while (read(signal_fd, &si, sizeof si) == (ssize_t)sizeof si)
+                                if (si.ssi_signo != SIGCHLD)
+                                        return -EINTR; /* a pool worker's end is seen once serving */
+                }
+                if (!p[0].revents)
+                        continue;
+                int fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+                if (fd < 0) {
+                        if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
+                                continue;
+                        return -errno;
+                }
+                (void)!write(c->notify_fd, "a", 1);
+                close(c->notify_fd);
+                close(c->listen_fd);
+                c->notify_fd = c->listen_fd = -1;
+                if (dup2(fd, STDIN_FILENO) < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+                        close(fd);
+                        return -errno;
+                }
+                close(fd);
+                return 0;
+        }
+}
+
+typedef struct conn_proc {
+        pid_t pid;
+        int notify_fd; /* read end; -1 once it accepted */
+} conn_proc;
+
+#define MAX_CONNS 256
+
+static pid_t start_spare(const acs_options *o, int listen_fd, const sigset_t *oldmask, int *ret_notify)
+{
+        int nfd[2];
+        if (pipe2(nfd, O_CLOEXEC) < 0)
+                return -errno;
+        pid_t master = getpid();
+        fflush(stderr);
+        pid_t pid = fork();
+        if (pid < 0) {
+                int r = -errno;
+                close(nfd[0]);
+                close(nfd[1]);
+                return r;
+        }
+        if (pid == 0) {
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != master)
+                        _exit(1);
+                sigprocmask(SIG_SETMASK, oldmask, NULL);
+                close(nfd[0]);
+                conn_ctx c = { .listen_fd = listen_fd, .notify_fd = nfd[1] };
+                _exit(acs_mcp_main_on(o, wait_client, &c));
+        }
+        close(nfd[1]);
+        *ret_notify = nfd[0];
+        return pid;
+}
+
+static void stop_all(conn_proc *cs, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (cs[i].pid > 0)
+                        (void)kill(cs[i].pid, SIGTERM);
+        for (size_t i = 0; i < n; i++) {
+                if (cs[i].pid > 0)
+                        while (waitpid(cs[i].pid, NULL, 0) < 0 && errno == EINTR)
+                                ;
+                if (cs[i].notify_fd >= 0)
+                        close(cs[i].notify_fd);
+        }
+}
+
+static void serve_loop(const acs_options *o, int lfd, int sfd, const sigset_t *oldmask)
+{
+        conn_proc cs[MAX_CONNS];
+        size_t n = 0;
+        int spare = -1; /* index of the process waiting to accept */
+        bool stop = false;
+
+        while (!stop) {
+                if (spare < 0 && n < MAX_CONNS) {
+                        int nfd = -1;
+                        pid_t pid = start_spare(o, lfd, oldmask, &nfd);
+                        if (pid > 0) {
+                                cs[n] = (conn_proc){ .pid = pid, .notify_fd = nfd };
+                                spare = (int)n++;
+                        } else
+                                acs_log(0, "serve: cannot start a connection process: %s", strerror(-pid));
+                }
+                struct pollfd p[2] = { { .fd = sfd, .events = POLLIN },
+                                       { .fd = spare >= 0 ? cs[spare].notify_fd : -1, .events = POLLIN } };
+                if (poll(p, 2, spare < 0 ? 1000 : -1) < 0 && errno != EINTR)
+                        break;
+                if (p[1].revents) { /* it accepted (or died): the next spare */
+                        close(cs[spare].notify_fd);
+                        cs[spare].notify_fd = -1;
+                        spare = -1;
+                }
+                struct signalfd_siginfo si;
+                while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+                        if (si.ssi_signo != SIGCHLD) {
+                                acs_log(2, "serve: signal %u, shutting down", si.ssi_signo);
+                                stop = true;
+                        }
+                for (size_t i = 0; i < n;) {
+                        int st;
+                        if (waitpid(cs[i].pid, &st, WNOHANG) != cs[i].pid) {
+                                i++;
+                                continue;
+                        }
+                        if ((int)i == spare) {
+                                /* died before any client: do not spin on a server that cannot start */
+                                acs_log(0, "serve: the connection process failed before accepting (status %d)", st);
+                                nanosleep(&(struct timespec){ .tv_sec = 1 }, NULL);
+                                spare = -1;
+                        }
+                        if (cs[i].notify_fd >= 0)
+                                close(cs[i].notify_fd);
+                        cs[i] = cs[--n];
+                        if (spare == (int)n)
+                                spare = (int)i;
+                }
+        }
+        stop_all(cs, n);
+}
+
+int acs_serve_main(const acs_options *o)
+{
+        acs_error err = { 0 };
+        int lfd = o->socket ? bind_socket(o->socket, &err) : systemd_socket();
+        if (lfd < 0) {
+                if (!o->socket)
+                        acs_error_set(&err, -EINVAL, "usage", "serve: give --socket PATH (or start it from a systemd socket unit)");
+                fprintf(stderr, "acs-launch serve: %s\n", err.msg);
+                return 125;
+        }
+        (void)fcntl(lfd, F_SETFL, O_NONBLOCK);
+        sigset_t mask, oldmask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGCHLD);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        sigprocmask(SIG_BLOCK, &mask, &oldmask);
+        int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (sfd < 0) {
+                fprintf(stderr, "acs-launch serve: signalfd: %s\n", strerror(errno));
+                close(lfd);
+                return 125;
+        }
+        signal(SIGPIPE, SIG_IGN);
+        acs_log(2, "serve: listening on %s", o->socket ? o->socket : "the socket systemd passed");
+        serve_loop(o, lfd, sfd, &oldmask);
+        if (o->socket)
+                unlink(o->socket);
+        close(lfd);
+        close(sfd);
+        sigprocmask(SIG_SETMASK, &oldmask, NULL);
+        return 0;
+}
