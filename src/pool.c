@@ -288,10 +288,24 @@ _noreturn_ static void pool_worker(const acs_pool *pl, int call_fd, int result_f
 
 /* ---- the server's side ------------------------------------------------- */
 
+/* The pool needs the in-sandbox scan (its interpreter waits in the scanner): a profile without it gets none. */
+static bool profile_poolable(const acs_mcp_policy *pol)
+{
+        _cleanup_profile_ acs_profile *p = NULL;
+        acs_mcp_call probe = { .tool = ACS_TOOL_PYTHON };
+        acs_error err = { 0 };
+        double cap;
+        if (acs_mcp_call_profile(pol, &probe, &p, &cap, &err) < 0)
+                return false; /* every call says why */
+        if (p->scan_mode == ACS_SCAN_OFF)
+                acs_log(2, "pool: none: profile %s has [scan] mode = off; every call runs cold", p->name);
+        return p->scan_mode != ACS_SCAN_OFF;
+}
+
 acs_pool *acs_pool_new(const acs_options *o, const acs_mcp_policy *pol, unsigned size, const sigset_t *mask,
                        pid_t server)
 {
-        if (!size)
+        if (!size || !profile_poolable(pol))
                 return NULL;
         acs_pool *pl = calloc(1, sizeof *pl);
         if (!pl)

@@ -22,7 +22,7 @@
 
 typedef struct acs_pool acs_pool;
 
-/* NULL when size is 0 (no pool) or out of memory. */
+/* NULL when size is 0, the server profile does not scan (no pool), or out of memory. */
 acs_pool *acs_pool_new(const acs_options *o, const acs_mcp_policy *pol, unsigned size, const sigset_t *mask,
                        pid_t server);
 /* Fork workers up to the pool's size; how many are missing afterwards. */

@@ -231,6 +231,18 @@ ok(wait_for(lambda: set(tmp_dirs()) <= set(dirs_before), 5), "no temporary direc
 ok(host_mounts() == mounts_before, "no mount is left in the caller's namespace",
    set(host_mounts()) - set(mounts_before))
 
+# ---- 5b. a profile without the scan keeps no pool and still runs ----------
+p = subprocess.Popen([ACS, "mcp", "--profile", "unsafe-python", "--pool", "2"], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=open(os.path.join(TMP, "mcp.err"), "ab"))
+c = Client(p.stdout, p.stdin)
+c.init()
+time.sleep(1)
+ok(not sandboxed(p.pid), "a server whose profile does not scan keeps no pooled sandbox", sandboxed(p.pid))
+r = c.py("import os\nprint('cold-' + os.name)")
+ok(out(r) == "cold-posix\n", "... and runs its calls cold", r)
+p.stdin.close()
+p.wait(timeout=30)
+
 # ---- 6. serve: socket mode 0600, same protocol, dies with everything -------
 sock = os.path.join(TMP, "serve.sock")
 sp = subprocess.Popen([ACS, "serve", "--socket", sock, "--profile", PROFILE, "--pool", "1"],
