@@ -635,7 +635,7 @@ int acs_run_warm_finish(acs_run_warm *w, const char *code, size_t len, double ti
         /* the call's own clock: the time the sandbox waited for it is not the call's */
         w->t0 = w->t_spawn = acs_now_ms();
         clock_gettime(CLOCK_REALTIME, &w->run_start);
-        w->p.timeout = timeout_s;
+        w->p.timeout = w->rep.limits.timeout_s = timeout_s; /* as fill_limits() would have */
         w->req.cancel_fd = cancel_fd;
         int r = send_warm_call(w->scanp[0], w->req.profile, code, len, err);
         if (r >= 0)

@@ -7,6 +7,7 @@ import { register as registerRaw } from './raw.mjs';
 import { register as registerSdk } from './sdk.mjs';
 import { register as registerResults } from './results.mjs';
 import { register as registerSecurity } from './security.mjs';
+import { register as registerPool } from './pool.mjs';
 
 const only = process.argv[2]; // "raw" | "sdk" | "security" | undefined
 if (only === 'security') registerSecurity();
@@ -17,6 +18,7 @@ if (only === undefined || only === 'sdk' || only === 'results') {
     console.log(`# MCP SDK from ${sdk.dir}`);
     if (only !== 'results') registerSdk(sdk);
     registerResults(sdk);
+    if (only !== 'results') registerPool(sdk);
   } else {
     test('sdk', async (t) => t.skip('SDK client tests', 'tests/mcp/node_modules missing: run npm ci in tests/mcp'));
   }
