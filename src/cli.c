@@ -19,7 +19,7 @@ enum opt_id {
         OPT_HELP, OPT_CODE, OPT_MAX_CONCURRENCY, OPT_CPU, OPT_ALLOW_PROFILE, OPT_MAX_TIMEOUT,
         OPT_STDIN, OPT_PROCESSES, OPT_OPEN_FILES, OPT_FILE_SIZE, OPT_VENV, OPT_SHOW, OPT_DRY_RUN,
         OPT_HTTP, OPT_HTTP_TOKEN_FILE,
-        OPT_POOL, OPT_SOCKET,
+        OPT_POOL, OPT_SOCKET, OPT_POOL_PROFILE,
 };
 
 typedef struct opt_def {
@@ -67,6 +67,7 @@ static const opt_def opts_table[] = {
         { "http-token-file", 0, 1, OPT_HTTP_TOKEN_FILE },
         { "pool", 0, 1, OPT_POOL },
         { "socket", 0, 1, OPT_SOCKET },
+        { "pool-profile", 0, 1, OPT_POOL_PROFILE },
 };
 
 static const struct {
@@ -113,6 +114,7 @@ void acs_options_done(acs_options *o)
         free(o->http);
         free(o->http_token_file);
         free(o->socket);
+        acs_strv_free(o->pool_profiles);
         *o = (acs_options){ 0 };
 }
 
@@ -147,7 +149,7 @@ static bool allowed_for(acs_command cmd, enum opt_id id)
                 return cmd == ACS_CMD_SERVE;
         if (cmd == ACS_CMD_SERVE)
                 cmd = ACS_CMD_MCP;
-        if (id == OPT_POOL)
+        if (id == OPT_POOL || id == OPT_POOL_PROFILE)
                 return cmd == ACS_CMD_MCP;
         switch (id) {
         case OPT_VERSION: case OPT_HELP: case OPT_VERBOSE: case OPT_QUIET:
@@ -343,6 +345,10 @@ static int apply_opt(acs_options *o, const opt_def *d, const char *a, const char
                 o->has_pool = true;
                 return 0;
         }
+        case OPT_POOL_PROFILE:
+                if (!acs_profile_name_valid(a))
+                        return acs_error_set(err, -EINVAL, "usage", "--%s: expected a profile name, got '%s'", d->lng, a);
+                return acs_strv_contains(o->pool_profiles, a) ? 0 : acs_strv_push(&o->pool_profiles, a);
         case OPT_SOCKET:
                 if (!*a)
                         return acs_error_set(err, -EINVAL, "usage", "--%s: expected a path", d->lng);
@@ -669,14 +675,16 @@ static const struct {
           "      --http ADDR:PORT      serve Streamable HTTP at http://ADDR:PORT/mcp instead of stdio\n"
           "                            (PORT or :PORT: 127.0.0.1)\n"
           "      --http-token-file FILE  clients must send Authorization: Bearer <the token in FILE>\n"
-          "      --pool N              sandboxes kept ready for execute_python, 0 to 64 (default 2)\n" },
+          "      --pool N              sandboxes kept ready for execute_python, 0 to 64 (default 2)\n"
+          "      --pool-profile NAME   also keep N ready for allowed profile NAME (repeatable)\n" },
         { ACS_CMD_SERVE,
           "Usage: acs-launch serve --socket PATH [OPTIONS]\n"
           "Serve what `acs-launch mcp` serves on a unix socket (mode 0600), one client per\n"
           "connection; with no --socket, the socket systemd passes (LISTEN_FDS).\n\n"
           "Options: those of acs-launch mcp, and\n"
           "      --socket PATH         the socket to create (an existing socket is replaced)\n"
-          "      --pool N              sandboxes kept ready per connection, 0 to 64 (default 2)\n" },
+          "      --pool N              sandboxes kept ready per connection, 0 to 64 (default 2)\n"
+          "      --pool-profile NAME   also keep N ready for allowed profile NAME (repeatable)\n" },
         { ACS_CMD_APPLY,
           "Usage: acs-launch apply DIR --workspace W [--json] [--patch FILE|-]\n"
           "Apply a layer kept with --keep DIR to the workspace W, after review.\n\n"

@@ -74,6 +74,7 @@ typedef struct acs_options {
         /* mcp, serve: --pool N ready sandboxes (pool.h); serve --socket PATH */
         bool has_pool;
         unsigned pool;
+        char **pool_profiles;     /* --pool-profile NAME...: more pools, for allowed profiles */
         char *socket;
 } acs_options;
 

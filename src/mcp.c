@@ -792,7 +792,15 @@ int acs_mcp_main_on(const acs_options *o, int (*wait_client)(void *ctx, int sign
         /* A client that closes our stdout must surface as EPIPE, not kill us mid-cleanup. */
         sigaction(SIGPIPE, &ign, &old_pipe);
 
-        s.pool = acs_pool_new(o, &s.policy, o->has_pool ? o->pool : ACS_POOL_DEFAULT, &s.oldmask, s.pid);
+        if (acs_pool_new(o, &s.policy, o->has_pool ? o->pool : ACS_POOL_DEFAULT, &s.oldmask, s.pid, &s.pool,
+                         &perr) < 0) {
+                fprintf(stderr, "acs-launch mcp: %s\n", perr.msg);
+                close(s.sfd);
+                sigprocmask(SIG_SETMASK, &s.oldmask, NULL);
+                acs_mcp_policy_done(&s.policy);
+                acs_mcp_out_done(&s.out);
+                return 125;
+        }
         acs_pool_fill(s.pool);
         /* serve: one connection, accepted once the pool is ready (serve.c) */
         if (wait_client && wait_client(ctx, s.sfd) < 0)

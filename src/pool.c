@@ -35,6 +35,7 @@
 
 typedef struct pool_slot {
         struct pool_slot *next;
+        size_t prof;    /* index in acs_pool.names */
         pid_t pid;
         int call_fd, out_fd, cancel_fd; /* our ends */
 } pool_slot;
@@ -44,7 +45,10 @@ struct acs_pool {
         const acs_mcp_policy *policy;
         const sigset_t *mask;
         pid_t server;
-        unsigned size, n;
+        /* the profiles pooled: [0] NULL for the server's own, then --pool-profile names */
+        char **names;
+        size_t n_names;
+        unsigned size, n; /* size: per profile */
         pool_slot *slots, **tail; /* oldest first: the most likely to be ready */
 };
 
@@ -117,11 +121,13 @@ out:
         return r;
 }
 
-/* Does the pool's sandbox fit this call? Profile = the server's, no limit override. */
-static bool call_fits(const acs_mcp_policy *pol, const acs_mcp_call *c)
+/* Does a sandbox of profile name (NULL: the server's) fit this call? Its profile, no limit override. */
+static bool call_fits(const acs_mcp_policy *pol, const char *name, const acs_mcp_call *c)
 {
-        return c->tool == ACS_TOOL_PYTHON && (!c->profile || strcmp(c->profile, pol->profiles[0]) == 0) &&
-               !c->has_cpu && !c->has_memory && !c->has_processes && !c->has_open_files;
+        const char *want = c->profile && strcmp(c->profile, pol->profiles[0]) != 0 ? c->profile : NULL;
+        bool same = !want ? !name : name && strcmp(want, name) == 0;
+        return c->tool == ACS_TOOL_PYTHON && same && !c->has_cpu && !c->has_memory && !c->has_processes &&
+               !c->has_open_files;
 }
 
 /* ---- the worker -------------------------------------------------------- */
@@ -233,7 +239,7 @@ static void close_all_but(const int *keep, size_t n)
         close_range((unsigned)last + 1, ~0U, 0);
 }
 
-_noreturn_ static void pool_worker(const acs_pool *pl, int call_fd, int result_fd, int cancel_fd)
+_noreturn_ static void pool_worker(const acs_pool *pl, size_t prof, int call_fd, int result_fd, int cancel_fd)
 {
         struct sigaction dfl = { .sa_handler = SIG_DFL };
         _cleanup_profile_ acs_profile *p = NULL;
@@ -255,7 +261,7 @@ _noreturn_ static void pool_worker(const acs_pool *pl, int call_fd, int result_f
         close_all_but((int[]){ call_fd, result_fd, cancel_fd }, 3);
 
         warm_options(pl->opts, &ro);
-        acs_mcp_call probe = { .tool = ACS_TOOL_PYTHON };
+        acs_mcp_call probe = { .tool = ACS_TOOL_PYTHON, .profile = pl->names[prof] };
         if (acs_mcp_call_profile(pl->policy, &probe, &p, &cap, &err) == 0) {
                 char *no_args[] = { NULL };
                 acs_run_request req = { .kind = ACS_RUN_CODE, .profile = p, .opts = &ro, .argv = no_args,
@@ -273,7 +279,7 @@ _noreturn_ static void pool_worker(const acs_pool *pl, int call_fd, int result_f
         close(call_fd);
 
         struct json_object *res;
-        if (w && p && call_fits(pl->policy, &c) && call_timeout(&ro, p, &c) >= 0)
+        if (w && p && call_fits(pl->policy, pl->names[prof], &c) && call_timeout(&ro, p, &c) >= 0)
                 res = run_warm(w, &ro, p, pl->policy, &c, cancel_fd);
         else {
                 acs_run_warm_free(w);
@@ -288,32 +294,58 @@ _noreturn_ static void pool_worker(const acs_pool *pl, int call_fd, int result_f
 
 /* ---- the server's side ------------------------------------------------- */
 
-/* The pool needs the in-sandbox scan (its interpreter waits in the scanner): a profile without it gets none. */
-static bool profile_poolable(const acs_mcp_policy *pol)
+/*
+ * The pool needs the in-sandbox scan (its interpreter waits in the
+ * scanner): a profile without it gets none. 1: pool it, 0: not, < 0: a
+ * --pool-profile clients may not use.
+ */
+static int profile_poolable(const acs_mcp_policy *pol, const char *name, acs_error *err)
 {
         _cleanup_profile_ acs_profile *p = NULL;
-        acs_mcp_call probe = { .tool = ACS_TOOL_PYTHON };
-        acs_error err = { 0 };
+        acs_mcp_call probe = { .tool = ACS_TOOL_PYTHON, .profile = (char *)name };
         double cap;
-        if (acs_mcp_call_profile(pol, &probe, &p, &cap, &err) < 0)
-                return false; /* every call says why */
+        if (name && !acs_mcp_policy_allows(pol, name))
+                return acs_error_set(err, -EINVAL, "usage",
+                                     "--pool-profile %s: clients may not use that profile (add --allow-profile %s)",
+                                     name, name);
+        if (acs_mcp_call_profile(pol, &probe, &p, &cap, err) < 0)
+                return name ? -EINVAL : 0; /* the server's own: every call says why */
         if (p->scan_mode == ACS_SCAN_OFF)
-                acs_log(2, "pool: none: profile %s has [scan] mode = off; every call runs cold", p->name);
+                acs_log(2, "pool: none for profile %s: [scan] mode = off; its calls run cold", p->name);
         return p->scan_mode != ACS_SCAN_OFF;
 }
 
-acs_pool *acs_pool_new(const acs_options *o, const acs_mcp_policy *pol, unsigned size, const sigset_t *mask,
-                       pid_t server)
+int acs_pool_new(const acs_options *o, const acs_mcp_policy *pol, unsigned size, const sigset_t *mask,
+                 pid_t server, acs_pool **ret, acs_error *err)
 {
-        if (!size || !profile_poolable(pol))
-                return NULL;
+        *ret = NULL;
+        if (!size)
+                return 0;
         acs_pool *pl = calloc(1, sizeof *pl);
-        if (!pl)
-                return NULL;
-        *pl = (acs_pool){ .opts = o, .policy = pol, .mask = mask, .server = server,
+        size_t n = acs_strv_length(o->pool_profiles) + 1;
+        if (!pl || !(pl->names = calloc(n, sizeof *pl->names))) {
+                free(pl);
+                return acs_error_set(err, -ENOMEM, "pool", "out of memory");
+        }
+        *pl = (acs_pool){ .opts = o, .policy = pol, .mask = mask, .server = server, .names = pl->names,
                           .size = size > ACS_POOL_MAX ? ACS_POOL_MAX : size };
         pl->tail = &pl->slots;
-        return pl;
+        for (size_t i = 0; i < n; i++) {
+                char *name = i ? o->pool_profiles[i - 1] : NULL;
+                if (name && pol->profiles[0] && strcmp(name, pol->profiles[0]) == 0)
+                        continue; /* the server's own: already [0] */
+                int r = profile_poolable(pol, name, err);
+                if (r < 0) {
+                        acs_pool_free(pl);
+                        return r;
+                }
+                if (r > 0)
+                        pl->names[pl->n_names++] = name; /* [0] may be NULL only for the server's own */
+                else if (!name)
+                        pl->names[pl->n_names++] = (char *)"\001"; /* a placeholder no call matches */
+        }
+        *ret = pl;
+        return 0;
 }
 
 static void slot_close(pool_slot *s)
@@ -334,7 +366,7 @@ static void close_fds(int *fds, size_t n)
                         close(fds[i]);
 }
 
-static int slot_start(acs_pool *pl)
+static int slot_start(acs_pool *pl, size_t prof)
 {
         int call[2] = { -1, -1 }, res[2] = { -1, -1 }, can[2] = { -1, -1 };
         pool_slot *s = calloc(1, sizeof *s);
@@ -355,28 +387,45 @@ static int slot_start(acs_pool *pl)
                 return r;
         }
         if (pid == 0)
-                pool_worker(pl, call[0], res[1], can[0]);
+                pool_worker(pl, prof, call[0], res[1], can[0]);
         (void)setpgid(pid, pid);
         close_fds((int[]){ call[0], res[1], can[0] }, 3);
         (void)fcntl(res[0], F_SETFL, O_NONBLOCK);
         (void)fcntl(call[1], F_SETFL, O_NONBLOCK);
-        *s = (pool_slot){ .pid = pid, .call_fd = call[1], .out_fd = res[0], .cancel_fd = can[1] };
+        *s = (pool_slot){ .prof = prof, .pid = pid, .call_fd = call[1], .out_fd = res[0], .cancel_fd = can[1] };
         *pl->tail = s;
         pl->tail = &s->next;
         pl->n++;
         return 0;
 }
 
+static bool placeholder(const acs_pool *pl, size_t k)
+{
+        return pl->names[k] && pl->names[k][0] == '\001';
+}
+
 unsigned acs_pool_missing(const acs_pool *pl)
 {
-        return pl && pl->n < pl->size ? pl->size - pl->n : 0;
+        if (!pl)
+                return 0;
+        unsigned want = 0;
+        for (size_t k = 0; k < pl->n_names; k++)
+                want += placeholder(pl, k) ? 0 : pl->size;
+        return pl->n < want ? want - pl->n : 0;
 }
 
 unsigned acs_pool_fill(acs_pool *pl)
 {
-        while (acs_pool_missing(pl))
-                if (slot_start(pl) < 0)
-                        break;
+        if (!pl)
+                return 0;
+        for (size_t k = 0; k < pl->n_names; k++) {
+                unsigned have = 0;
+                for (pool_slot *s = pl->slots; s; s = s->next)
+                        have += s->prof == k;
+                for (; !placeholder(pl, k) && have < pl->size; have++)
+                        if (slot_start(pl, k) < 0)
+                                return acs_pool_missing(pl);
+        }
         return acs_pool_missing(pl);
 }
 
@@ -408,17 +457,22 @@ void acs_pool_reap(acs_pool *pl)
 
 int acs_pool_take(acs_pool *pl, const acs_mcp_call *c, pid_t *pid, int *out_fd, int *cancel_fd)
 {
-        if (!pl || !pl->slots || !call_fits(pl->policy, c))
+        if (!pl)
+                return -ENOENT;
+        pool_slot **pp = &pl->slots;
+        while (*pp && !call_fits(pl->policy, pl->names[(*pp)->prof], c))
+                pp = &(*pp)->next;
+        if (!*pp)
                 return -ENOENT;
         _cleanup_free_ char *line = NULL;
         int r = acs_pool_call_to_line(c, &line);
         if (r < 0)
                 return r;
         size_t len = strlen(line);
-        int cap = fcntl(pl->slots->call_fd, F_GETPIPE_SZ);
+        int cap = fcntl((*pp)->call_fd, F_GETPIPE_SZ);
         if (cap < 0 || len > (size_t)cap)
                 return -ENOENT; /* it would not fit the empty pipe in one write: cold */
-        pool_slot *s = unlink_slot(pl, &pl->slots);
+        pool_slot *s = unlink_slot(pl, pp);
         ssize_t n = write(s->call_fd, line, len);
         r = n == (ssize_t)len ? 0 : n < 0 ? -errno : -EIO;
         close(s->call_fd);
@@ -465,5 +519,6 @@ void acs_pool_free(acs_pool *pl)
                         }
                 nanosleep(&(struct timespec){ .tv_nsec = 2000000 }, NULL);
         }
+        free(pl->names);
         free(pl);
 }

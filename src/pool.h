@@ -22,17 +22,21 @@
 
 typedef struct acs_pool acs_pool;
 
-/* NULL when size is 0, the server profile does not scan (no pool), or out of memory. */
-acs_pool *acs_pool_new(const acs_options *o, const acs_mcp_policy *pol, unsigned size, const sigset_t *mask,
-                       pid_t server);
+/*
+ * size sandboxes ready for the server's profile and each of
+ * o->pool_profiles (which clients must be allowed to use), except those
+ * that do not scan. *ret NULL when size is 0. < 0: a bad --pool-profile.
+ */
+int acs_pool_new(const acs_options *o, const acs_mcp_policy *pol, unsigned size, const sigset_t *mask,
+                 pid_t server, acs_pool **ret, acs_error *err);
 /* Fork workers up to the pool's size; how many are missing afterwards. */
 unsigned acs_pool_fill(acs_pool *pl);
 unsigned acs_pool_missing(const acs_pool *pl);
 /* Reap workers that ended while waiting (their sandbox died): fill replaces them. */
 void acs_pool_reap(acs_pool *pl);
 /*
- * Hand call c to a pooled worker if one fits it (execute_python with the
- * server's profile, no limit override). 0: *pid, *out_fd (result, read end,
+ * Hand call c to a pooled worker if one fits it (execute_python with a
+ * pooled profile, no limit override). 0: *pid, *out_fd (result, read end,
  * non-blocking) and *cancel_fd (write end) are the call's; -ENOENT: none fits
  * or none is left; other -errno: the worker could not take it (it is gone).
  */

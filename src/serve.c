@@ -171,12 +171,14 @@ static void stop_all(conn_proc *cs, size_t n)
         }
 }
 
-static void serve_loop(const acs_options *o, int lfd, int sfd, const sigset_t *oldmask)
+/* Returns 0, or 125 when a connection process could not start its server (a usage error). */
+static int serve_loop(const acs_options *o, int lfd, int sfd, const sigset_t *oldmask)
 {
         conn_proc cs[MAX_CONNS];
         size_t n = 0;
         int spare = -1; /* index of the process waiting to accept */
         bool stop = false;
+        int status = 0;
 
         while (!stop) {
                 if (spare < 0 && n < MAX_CONNS) {
@@ -192,10 +194,13 @@ static void serve_loop(const acs_options *o, int lfd, int sfd, const sigset_t *o
                                        { .fd = spare >= 0 ? cs[spare].notify_fd : -1, .events = POLLIN } };
                 if (poll(p, 2, spare < 0 ? 1000 : -1) < 0 && errno != EINTR)
                         break;
-                if (p[1].revents) { /* it accepted (or died): the next spare */
+                if (p[1].revents) {
+                        char b;
+                        bool accepted = read(cs[spare].notify_fd, &b, 1) == 1;
                         close(cs[spare].notify_fd);
                         cs[spare].notify_fd = -1;
-                        spare = -1;
+                        if (accepted)
+                                spare = -1; /* the next spare; one that died is reaped below */
                 }
                 struct signalfd_siginfo si;
                 while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
@@ -209,7 +214,11 @@ static void serve_loop(const acs_options *o, int lfd, int sfd, const sigset_t *o
                                 i++;
                                 continue;
                         }
-                        if ((int)i == spare) {
+                        if ((int)i == spare && WIFEXITED(st) && WEXITSTATUS(st) == 125) {
+                                stop = true; /* it said why on stderr: the options are wrong */
+                                status = 125;
+                                spare = -1;
+                        } else if ((int)i == spare) {
                                 /* died before any client: do not spin on a server that cannot start */
                                 acs_log(0, "serve: the connection process failed before accepting (status %d)", st);
                                 nanosleep(&(struct timespec){ .tv_sec = 1 }, NULL);
@@ -223,6 +232,7 @@ static void serve_loop(const acs_options *o, int lfd, int sfd, const sigset_t *o
                 }
         }
         stop_all(cs, n);
+        return status;
 }
 
 int acs_serve_main(const acs_options *o)
@@ -251,11 +261,11 @@ int acs_serve_main(const acs_options *o)
         }
         signal(SIGPIPE, SIG_IGN);
         acs_log(2, "serve: listening on %s", o->socket ? o->socket : "the socket systemd passed");
-        serve_loop(o, lfd, sfd, &oldmask);
+        int status = serve_loop(o, lfd, sfd, &oldmask);
         if (o->socket)
                 unlink(o->socket);
         close(lfd);
         close(sfd);
         sigprocmask(SIG_SETMASK, &oldmask, NULL);
-        return 0;
+        return status;
 }

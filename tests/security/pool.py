@@ -243,6 +243,22 @@ ok(out(r) == "cold-posix\n", "... and runs its calls cold", r)
 p.stdin.close()
 p.wait(timeout=30)
 
+# ---- 5c. per-profile pools ----------------------------------------------
+r = subprocess.run([ACS, "mcp", "--profile", PROFILE, "--pool-profile", "pure-math"], stdin=subprocess.DEVNULL,
+                   capture_output=True, text=True, timeout=30)
+ok(r.returncode == 125 and "--pool-profile pure-math" in r.stderr and "--allow-profile" in r.stderr,
+   "--pool-profile of a profile clients may not use: exit 125, naming the option", (r.returncode, r.stderr))
+p, c = start_mcp("--pool", "1", "--allow-profile", "pure-math", "--pool-profile", "pure-math")
+ok(pool_ready(p.pid, 2), "one pooled interpreter for the server's profile and one for pure-math")
+waiting = [q for q in sandboxed(p.pid) if "python" in (status(q) or {}).get("Name", "")]
+r = c.py("print(6 * 7)", profile="pure-math")
+ok(out(r) == "42\n" and r.get("profile") == "pure-math", "a pure-math call runs under pure-math", r)
+ok(len([q for q in waiting if not status(q)]) == 1, "... served by one of the waiting interpreters", waiting)
+r = c.py("import math\nprint('default-pool')")
+ok(out(r) == "default-pool\n" and r.get("profile") == "pool-probe", "a call with the server's profile runs under it", r)
+p.stdin.close()
+p.wait(timeout=30)
+
 # ---- 6. serve: socket mode 0600, same protocol, dies with everything -------
 sock = os.path.join(TMP, "serve.sock")
 sp = subprocess.Popen([ACS, "serve", "--socket", sock, "--profile", PROFILE, "--pool", "1"],
