@@ -19,7 +19,7 @@ enum opt_id {
         OPT_HELP, OPT_CODE, OPT_MAX_CONCURRENCY, OPT_CPU, OPT_ALLOW_PROFILE, OPT_MAX_TIMEOUT,
         OPT_STDIN, OPT_PROCESSES, OPT_OPEN_FILES, OPT_FILE_SIZE, OPT_VENV, OPT_SHOW, OPT_DRY_RUN,
         OPT_HTTP, OPT_HTTP_TOKEN_FILE,
-        OPT_POOL, OPT_SOCKET, OPT_POOL_PROFILE,
+        OPT_POOL, OPT_SOCKET, OPT_POOL_PROFILE, OPT_MAX_SESSIONS, OPT_SESSION_IDLE,
 };
 
 typedef struct opt_def {
@@ -68,6 +68,8 @@ static const opt_def opts_table[] = {
         { "pool", 0, 1, OPT_POOL },
         { "socket", 0, 1, OPT_SOCKET },
         { "pool-profile", 0, 1, OPT_POOL_PROFILE },
+        { "max-sessions", 0, 1, OPT_MAX_SESSIONS },
+        { "session-idle", 0, 1, OPT_SESSION_IDLE },
 };
 
 static const struct {
@@ -149,7 +151,7 @@ static bool allowed_for(acs_command cmd, enum opt_id id)
                 return cmd == ACS_CMD_SERVE;
         if (cmd == ACS_CMD_SERVE)
                 cmd = ACS_CMD_MCP;
-        if (id == OPT_POOL || id == OPT_POOL_PROFILE)
+        if (id == OPT_POOL || id == OPT_POOL_PROFILE || id == OPT_MAX_SESSIONS || id == OPT_SESSION_IDLE)
                 return cmd == ACS_CMD_MCP;
         switch (id) {
         case OPT_VERSION: case OPT_HELP: case OPT_VERBOSE: case OPT_QUIET:
@@ -345,6 +347,20 @@ static int apply_opt(acs_options *o, const opt_def *d, const char *a, const char
                 o->has_pool = true;
                 return 0;
         }
+        case OPT_MAX_SESSIONS: {
+                uint64_t v;
+                if (acs_parse_uint(a, &v) < 0 || v > 1024)
+                        return acs_error_set(err, -EINVAL, "usage",
+                                             "--%s: expected a whole number from 0 (no sessions) to 1024, got '%s'", d->lng, a);
+                o->max_sessions = (unsigned)v;
+                o->has_max_sessions = true;
+                return 0;
+        }
+        case OPT_SESSION_IDLE:
+                if (acs_parse_seconds(a, &o->session_idle) < 0 || o->session_idle < 0)
+                        return acs_error_set(err, -EINVAL, "usage", "--%s: expected seconds (0: never), got '%s'", d->lng, a);
+                o->has_session_idle = true;
+                return 0;
         case OPT_POOL_PROFILE:
                 if (!acs_profile_name_valid(a))
                         return acs_error_set(err, -EINVAL, "usage", "--%s: expected a profile name, got '%s'", d->lng, a);
@@ -676,7 +692,9 @@ static const struct {
           "                            (PORT or :PORT: 127.0.0.1)\n"
           "      --http-token-file FILE  clients must send Authorization: Bearer <the token in FILE>\n"
           "      --pool N              sandboxes kept ready for execute_python, 0 to 64 (default 2)\n"
-          "      --pool-profile NAME   also keep N ready for allowed profile NAME (repeatable)\n" },
+          "      --pool-profile NAME   also keep N ready for allowed profile NAME (repeatable)\n"
+          "      --max-sessions N      sessions at once per client, 0 to 1024 (default 8)\n"
+          "      --session-idle SEC    end a session idle this long (default 600; 0: never)\n" },
         { ACS_CMD_SERVE,
           "Usage: acs-launch serve --socket PATH [OPTIONS]\n"
           "Serve what `acs-launch mcp` serves on a unix socket (mode 0600), one client per\n"
@@ -684,7 +702,9 @@ static const struct {
           "Options: those of acs-launch mcp, and\n"
           "      --socket PATH         the socket to create (an existing socket is replaced)\n"
           "      --pool N              sandboxes kept ready per connection, 0 to 64 (default 2)\n"
-          "      --pool-profile NAME   also keep N ready for allowed profile NAME (repeatable)\n" },
+          "      --pool-profile NAME   also keep N ready for allowed profile NAME (repeatable)\n"
+          "      --max-sessions N      sessions at once per client, 0 to 1024 (default 8)\n"
+          "      --session-idle SEC    end a session idle this long (default 600; 0: never)\n" },
         { ACS_CMD_APPLY,
           "Usage: acs-launch apply DIR --workspace W [--json] [--patch FILE|-]\n"
           "Apply a layer kept with --keep DIR to the workspace W, after review.\n\n"

@@ -75,6 +75,9 @@ typedef struct acs_options {
         bool has_pool;
         unsigned pool;
         char **pool_profiles;     /* --pool-profile NAME...: more pools, for allowed profiles */
+        bool has_max_sessions, has_session_idle;
+        unsigned max_sessions;    /* --max-sessions N */
+        double session_idle;      /* --session-idle SEC: 0 = never */
         char *socket;
 } acs_options;
 

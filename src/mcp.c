@@ -39,6 +39,7 @@
 #include "mcp.h"
 #include "mcp-out.h"
 #include "mcp-policy.h"
+#include "mcp-session.h"
 #include "mcp-worker.h"
 #include "pool.h"
 #include "profile.h"
@@ -72,6 +73,7 @@ typedef struct mcp_job {
         /* the request's _meta.progressToken: notifications/progress while it runs (SDKs time out without) */
         struct json_object *progress_token;
         uint64_t started_ms, progress_at_ms, progress_last;
+        char *session;       /* runs in this session's worker (mcp-session.h), which outlives it */
 } mcp_job;
 
 typedef struct mcp_server {
@@ -91,6 +93,7 @@ typedef struct mcp_server {
         bool discarding, in_eof;
         acs_mcp_out out;    /* replies not yet taken by stdout */
         acs_pool *pool;     /* ready sandboxes (pool.h), or NULL */
+        acs_sessions *sessions;
         uint64_t pool_taken_ms;
 } mcp_server;
 
@@ -166,6 +169,7 @@ static void job_free(mcp_job *j)
         json_object_put(j->progress_token);
         acs_mcp_call_done(&j->call);
         free(j->buf);
+        free(j->session);
         free(j);
 }
 
@@ -178,6 +182,12 @@ static int job_start(mcp_server *s, mcp_job *j)
         int res[2], can[2];
         pid_t pid;
 
+        if (j->session) {
+                int r = acs_sessions_call(s->sessions, j->session, &j->call, &pid, &j->out_fd);
+                if (r == 0)
+                        j->pid = pid; /* no cancel pipe: cancelling kills the session */
+                return r;
+        }
         if (acs_pool_take(s->pool, &j->call, &pid, &j->out_fd, &j->cancel_fd) == 0) {
                 j->pid = pid;
                 s->pool_taken_ms = now_ms();
@@ -239,6 +249,14 @@ static void start_queued(mcp_server *s)
                 s->queued_bytes -= j->call.code_len;
 
                 r = job_start(s, j);
+                if (r < 0 && j->session) {
+                        reply_result(s, j->id_json, acs_mcp_error_result(
+                                r == -EBUSY ? "This session is running a call: wait for its result"
+                                : r == -EUSERS ? "Too many sessions (--max-sessions): close one with close_session"
+                                               : "Cannot start the session"));
+                        job_free(j);
+                        continue;
+                }
                 if (r < 0) {
                         char msg[160];
 
@@ -324,6 +342,16 @@ static void jobs_collect(mcp_server *s)
         for (mcp_job **pp = &s->running; *pp;) {
                 mcp_job *j = *pp;
 
+                if (j->session && !j->reaped) {
+                        /* the session's worker lives on: one complete line (or its end) answers */
+                        if (!job_complete(j) && !j->eof && !j->overflow) {
+                                pp = &j->next;
+                                continue;
+                        }
+                        j->reaped = true;
+                        j->wstatus = job_complete(j) ? 0 : 1 << 8;
+                        acs_sessions_call_done(s->sessions, j->pid);
+                }
                 if (!j->reaped) {
                         pid_t p = waitpid(j->pid, &j->wstatus, WNOHANG);
 
@@ -390,6 +418,9 @@ static int poll_timeout(const mcp_server *s)
         }
         if (acs_pool_missing(s->pool) && s->pool_taken_ms + POOL_REFILL_MS < next)
                 next = s->pool_taken_ms + POOL_REFILL_MS;
+        int idle = acs_sessions_tick(s->sessions);
+        if (idle >= 0 && now + (uint64_t)idle < next)
+                next = now + (uint64_t)idle;
         if (next == UINT64_MAX)
                 return -1;
         return next <= now ? 0 : (int)(next - now);
@@ -444,6 +475,66 @@ static void handle_initialize(mcp_server *s, const acs_jrpc_msg *m)
         reply_result(s, m->id_json, acs_mcp_initialize_result(s->version, PACKAGE_VERSION));
 }
 
+/* The closing tool's result: structuredContent {"session": ID, "closed": true}. */
+static struct json_object *acs_mcp_session_closed(const char *id)
+{
+        struct json_object *r = json_object_new_object(), *c = json_object_new_array(),
+                           *t = json_object_new_object(), *sc = json_object_new_object();
+        char text[200];
+        snprintf(text, sizeof text, "Session %.128s closed: its sandbox is gone.", id);
+        json_object_object_add(t, "type", json_object_new_string("text"));
+        json_object_object_add(t, "text", json_object_new_string(text));
+        json_object_array_add(c, t);
+        json_object_object_add(sc, "session", json_object_new_string(id));
+        json_object_object_add(sc, "closed", json_object_new_boolean(1));
+        json_object_object_add(r, "content", c);
+        json_object_object_add(r, "structuredContent", sc);
+        json_object_object_add(r, "isError", json_object_new_boolean(0));
+        return r;
+}
+
+/*
+ * Sessions (mcp-session.h): close_session is answered here (1, its id in
+ * msg); a "session" argument is taken out of the arguments into *ret (0),
+ * so that the tool's own validation sees what it knows. < 0: a tool error
+ * in msg.
+ */
+static int take_session(mcp_server *s, const acs_jrpc_msg *m, char **ret, char *msg, size_t size)
+{
+        struct json_object *name, *args = NULL, *v;
+        if (!json_object_is_type(m->params, json_type_object) ||
+            !json_object_object_get_ex(m->params, "name", &name) || !json_object_is_type(name, json_type_string))
+                return 0; /* the parser says what is wrong */
+        bool closing = strcmp(json_object_get_string(name), "close_session") == 0;
+        if (!json_object_object_get_ex(m->params, "arguments", &args) || !json_object_is_type(args, json_type_object) ||
+            !json_object_object_get_ex(args, "session", &v)) {
+                if (closing)
+                        snprintf(msg, size, "close_session needs \"session\": the id the calls used");
+                return closing ? -EINVAL : 0;
+        }
+        const char *id = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+        if (!acs_session_id_valid(id)) {
+                snprintf(msg, size, "\"session\" must be 1 to 128 letters, digits, '.', '_', ':' or '-'");
+                return -EINVAL;
+        }
+        if (closing) {
+                if (acs_sessions_close(s->sessions, id) < 0) {
+                        snprintf(msg, size, "No session %s on this connection", id);
+                        return -ENOENT;
+                }
+                snprintf(msg, size, "%s", id);
+                return 1;
+        }
+        if (!s->sessions || (s->opts->has_max_sessions && s->opts->max_sessions == 0)) {
+                snprintf(msg, size, "This server keeps no sessions (--max-sessions 0): call without \"session\"");
+                return -EOPNOTSUPP;
+        }
+        if (!(*ret = strdup(id)))
+                return -ENOMEM;
+        json_object_object_del(args, "session");
+        return 0;
+}
+
 static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
 {
         char msg[1024];
@@ -461,6 +552,14 @@ static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
                 return;
         }
         j->out_fd = j->cancel_fd = -1;
+        if ((r = take_session(s, m, &j->session, msg, sizeof msg)) != 0) {
+                if (r > 0) /* close_session: answered */
+                        reply_result(s, m->id_json, acs_mcp_session_closed(msg));
+                else
+                        reply_result(s, m->id_json, acs_mcp_error_result(msg));
+                job_free(j);
+                return;
+        }
         r = acs_mcp_parse_call(&s->policy, m->params, &j->call, &code, msg, sizeof(msg));
         /* The server's policy refusing a profile or a timeout is for the model to read, in any version. */
         if (r == -EACCES || ((r == -EINVAL || r == -ERANGE) && acs_mcp_input_errors_are_tool_errors(s->version))) {
@@ -472,6 +571,11 @@ static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
         if (r < 0) {
                 reply_error(s, m->id_json, r == -ENOMEM ? ACS_JRPC_INTERNAL_ERROR : code,
                             r == -ENOMEM ? "Internal error: out of memory" : msg);
+                job_free(j);
+                return;
+        }
+        if (j->session && j->call.tool != ACS_TOOL_PYTHON) {
+                reply_result(s, m->id_json, acs_mcp_error_result("\"session\" is for execute_python"));
                 job_free(j);
                 return;
         }
@@ -490,6 +594,35 @@ static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
         start_queued(s);
 }
 
+static const char session_prop[] =
+        "{\"type\":\"string\",\"pattern\":\"^[A-Za-z0-9._:-]{1,128}$\",\"description\":\"Run in this "
+        "session's sandbox, kept between calls: its /workspace and Python globals persist (a new id starts "
+        "one; close_session ends it). Without it every call gets a fresh sandbox.\"}";
+
+static const char close_session_tool[] =
+        "{\"name\":\"close_session\",\"title\":\"End a session\",\"description\":\"End the session "
+        "execute_python calls named with \\\"session\\\": its sandbox, workspace and globals are destroyed.\","
+        "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"}},"
+        "\"required\":[\"session\"],\"additionalProperties\":false},"
+        "\"annotations\":{\"title\":\"End a session\",\"readOnlyHint\":false,\"destructiveHint\":true,"
+        "\"idempotentHint\":true,\"openWorldHint\":false}}";
+
+/* execute_python's "session" argument and the close_session tool (mcp-session.h). */
+static void add_session_tools(struct json_object *list)
+{
+        struct json_object *tools, *t, *name, *in, *props;
+        if (!json_object_object_get_ex(list, "tools", &tools))
+                return;
+        for (size_t i = 0; i < json_object_array_length(tools); i++) {
+                t = json_object_array_get_idx(tools, i);
+                if (json_object_object_get_ex(t, "name", &name) &&
+                    strcmp(json_object_get_string(name), "execute_python") == 0 &&
+                    json_object_object_get_ex(t, "inputSchema", &in) && json_object_object_get_ex(in, "properties", &props))
+                        json_object_object_add(props, "session", json_tokener_parse(session_prop));
+        }
+        json_object_array_add(tools, json_tokener_parse(close_session_tool));
+}
+
 /* The tool list, with the server profile's allowed modules in the descriptions. */
 static struct json_object *tools_list(mcp_server *s)
 {
@@ -499,6 +632,8 @@ static struct json_object *tools_list(mcp_server *s)
         acs_error err = { 0 };
         if (r && acs_profile_load(name, &p, &err) == 0)
                 acs_mcp_tools_describe_policy(r, p->name, p->allow_imports);
+        if (r && s->sessions && !(s->opts->has_max_sessions && s->opts->max_sessions == 0))
+                add_session_tools(r);
         return r;
 }
 
@@ -668,6 +803,8 @@ static void shutdown_jobs(mcp_server *s)
                 s->running = j->next;
                 job_free(j);
         }
+        acs_sessions_free(s->sessions);
+        s->sessions = NULL;
 }
 
 static void serve(mcp_server *s)
@@ -802,6 +939,7 @@ int acs_mcp_main_on(const acs_options *o, int (*wait_client)(void *ctx, int sign
                 return 125;
         }
         acs_pool_fill(s.pool);
+        s.sessions = acs_sessions_new(o, &s.policy, &s.oldmask, s.pid);
         /* serve: one connection, accepted once the pool is ready (serve.c) */
         if (wait_client && wait_client(ctx, s.sfd) < 0)
                 s.stop = true;

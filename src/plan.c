@@ -414,8 +414,8 @@ static int plan_python_argv(const acs_run_request *req, const acs_host_facts *fa
                                      "(profile %s has [scan] mode = off)", prof->name);
         if (p->scan) {
                 char boot[256];
-                if ((req->warm ? acs_scan_boot_warm : acs_scan_boot)(boot, sizeof boot, scan_fds[0], scan_fds[1]) >=
-                    (int)sizeof boot)
+                if ((req->warm ? acs_scan_boot_warm(boot, sizeof boot, scan_fds[0], scan_fds[1], req->session)
+                               : acs_scan_boot(boot, sizeof boot, scan_fds[0], scan_fds[1])) >= (int)sizeof boot)
                         return -ENOBUFS;
                 if ((r = acs_strv_push(&p->argv, "-c")) < 0 || (r = acs_strv_push(&p->argv, boot)) < 0)
                         return r;

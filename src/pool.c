@@ -132,6 +132,8 @@ static bool call_fits(const acs_mcp_policy *pol, const char *name, const acs_mcp
 
 /* ---- the worker -------------------------------------------------------- */
 
+static void close_fds(int *fds, size_t n);
+
 /* The run's options as acs_mcp_execute() makes them for an execute_python call without overrides. */
 static void warm_options(const acs_options *o, acs_options *ro)
 {
@@ -290,6 +292,141 @@ _noreturn_ static void pool_worker(const acs_pool *pl, size_t prof, int call_fd,
         if (!line || acs_write_all(result_fd, line, strlen(line)) < 0 || acs_write_all(result_fd, "\n", 1) < 0)
                 _exit(1);
         _exit(0);
+}
+
+/* ---- a session's worker ------------------------------------------------ */
+
+/* One line from fd into *buf (without its '\n'); false at EOF or on error. */
+static bool read_line(int fd, char **buf, size_t *len, size_t *cap)
+{
+        for (;;) {
+                char *nl = *len ? memchr(*buf, '\n', *len) : NULL;
+                if (nl)
+                        return true;
+                if (*len + 4096 > *cap) {
+                        size_t nc = *cap ? *cap * 2 : 65536;
+                        char *b = realloc(*buf, nc);
+                        if (!b)
+                                return false;
+                        *buf = b;
+                        *cap = nc;
+                }
+                ssize_t n = read(fd, *buf + *len, *cap - *len - 1);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return false;
+                *len += (size_t)n;
+        }
+}
+
+static struct json_object *session_call(acs_run_warm *w, const acs_options *ro, const acs_profile *p,
+                                        const acs_mcp_policy *pol, const char *name, const acs_mcp_call *c)
+{
+        acs_report rep = { 0 };
+        acs_error err = { 0 };
+        double t = call_timeout(ro, p, c), cap = pol->max_timeout;
+        if (!call_fits(pol, name, c) || t < 0)
+                return acs_mcp_error_result("A session keeps the profile and the limits it started with: call "
+                                            "without \"session\" for other ones");
+        if (!acs_run_session_alive(w))
+                return acs_mcp_error_result("This session has ended (a timeout, a cancellation or a program that "
+                                            "ended the interpreter): start another one");
+        if (p->timeout > 0 && p->timeout < cap && acs_profile_is_locked(p, "timeout"))
+                cap = p->timeout;
+        if (acs_run_session_call(w, c->code, c->code_len, t, -1, &rep, &err) < 0 && !rep.error) {
+                char msg[1400];
+                snprintf(msg, sizeof msg, "acs-launch could not run it (%s): %s", err.stage, err.msg);
+                acs_report_done(&rep);
+                return acs_mcp_error_result(msg);
+        }
+        struct json_object *r = acs_mcp_run_result_fit(&rep, ACS_MCP_MAX_RESULT - 1, pol, cap);
+        acs_report_done(&rep);
+        return r;
+}
+
+_noreturn_ static void session_worker(const acs_options *o, const acs_mcp_policy *pol, const char *name,
+                                      const sigset_t *mask, pid_t server, int call_fd, int result_fd)
+{
+        struct sigaction dfl = { .sa_handler = SIG_DFL };
+        _cleanup_profile_ acs_profile *p = NULL;
+        acs_run_warm *w = NULL;
+        acs_error err = { 0 };
+        acs_options ro;
+        double cap;
+        char msg[1400] = "";
+
+        (void)setpgid(0, 0);
+        sigaction(SIGPIPE, &dfl, NULL);
+        sigprocmask(SIG_SETMASK, mask, NULL);
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != server)
+                _exit(1);
+        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || dup2(fd, STDIN_FILENO) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+                _exit(1);
+        close_all_but((int[]){ call_fd, result_fd }, 2);
+
+        warm_options(o, &ro);
+        acs_mcp_call probe = { .tool = ACS_TOOL_PYTHON, .profile = (char *)name };
+        if (acs_mcp_call_profile(pol, &probe, &p, &cap, &err) < 0)
+                snprintf(msg, sizeof msg, "Cannot load the profile: %s", err.msg);
+        else {
+                char *no_args[] = { NULL };
+                acs_run_request req = { .kind = ACS_RUN_CODE, .profile = p, .opts = &ro, .argv = no_args,
+                                        .stdin_fd = -1, .cancel_fd = -1, .session = true };
+                if (acs_run_warm_start(&req, &w, &err) < 0) {
+                        snprintf(msg, sizeof msg, "Cannot start the session's sandbox (%s): %s", err.stage, err.msg);
+                        w = NULL;
+                }
+        }
+        char *buf = NULL;
+        size_t len = 0, bcap = 0;
+        while (read_line(call_fd, &buf, &len, &bcap)) {
+                char *nl = memchr(buf, '\n', len);
+                *nl = '\0';
+                acs_mcp_call c = { 0 };
+                struct json_object *res = acs_pool_call_from_line(buf, &c) < 0 ? acs_mcp_error_result("bad call")
+                                          : !w ? acs_mcp_error_result(msg)
+                                               : session_call(w, &ro, p, pol, name, &c);
+                acs_mcp_call_done(&c);
+                size_t used = (size_t)(nl - buf) + 1;
+                memmove(buf, nl + 1, len - used);
+                len -= used;
+                char *line = res ? acs_jrpc_to_line(res) : NULL;
+                json_object_put(res);
+                if (!line || acs_write_all(result_fd, line, strlen(line)) < 0 || acs_write_all(result_fd, "\n", 1) < 0)
+                        break;
+                free(line);
+        }
+        acs_run_warm_free(w); /* the sandbox, its layers and cgroup */
+        _exit(0);
+}
+
+pid_t acs_pool_session_start(const acs_options *o, const acs_mcp_policy *pol, const char *name, const sigset_t *mask,
+                             pid_t server, int *ret_call_fd, int *ret_out_fd)
+{
+        int call[2] = { -1, -1 }, res[2] = { -1, -1 };
+        if (pipe2(call, O_CLOEXEC) < 0 || pipe2(res, O_CLOEXEC) < 0) {
+                int r = -errno;
+                close_fds((int[]){ call[0], call[1], res[0], res[1] }, 4);
+                return r;
+        }
+        fflush(stderr);
+        pid_t pid = fork();
+        if (pid < 0) {
+                int r = -errno;
+                close_fds((int[]){ call[0], call[1], res[0], res[1] }, 4);
+                return r;
+        }
+        if (pid == 0)
+                session_worker(o, pol, name, mask, server, call[0], res[1]);
+        (void)setpgid(pid, pid);
+        close_fds((int[]){ call[0], res[1] }, 2);
+        (void)fcntl(res[0], F_SETFL, O_NONBLOCK);
+        (void)fcntl(call[1], F_SETFL, O_NONBLOCK);
+        *ret_call_fd = call[1];
+        *ret_out_fd = res[0];
+        return pid;
 }
 
 /* ---- the server's side ------------------------------------------------- */

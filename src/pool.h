@@ -44,6 +44,16 @@ int acs_pool_take(acs_pool *pl, const acs_mcp_call *c, pid_t *pid, int *out_fd, 
 /* Every worker told to go (EOF on its call pipe), then waited for; SIGKILL after a grace. */
 void acs_pool_free(acs_pool *pl);
 
+/*
+ * A session's worker (sessions, issue 14): forked with a sandbox of
+ * profile name (NULL: the server's) whose interpreter takes call after
+ * call; each call line written to *ret_call_fd (persistent) gets one result
+ * line on *ret_out_fd (non-blocking). EOF on the call pipe ends it and its
+ * sandbox. Returns its pid (its own process group) or -errno.
+ */
+pid_t acs_pool_session_start(const acs_options *o, const acs_mcp_policy *pol, const char *name, const sigset_t *mask,
+                             pid_t server, int *ret_call_fd, int *ret_out_fd);
+
 /* The worker (in the child after fork); exported for tests of the wire format. */
 int acs_pool_call_to_line(const acs_mcp_call *c, char **ret);
 int acs_pool_call_from_line(const char *line, acs_mcp_call *ret);

@@ -24,8 +24,9 @@
 #include "scan-policy.h"
 #include "scan.h"
 #include "supervise.h"
+#include "run-warm.h"
 
-static void fill_limits(acs_report *rep, const acs_plan *p)
+void acs_run_fill_limits(acs_report *rep, const acs_plan *p)
 {
         rep->limits.timeout_s = p->timeout;
         rep->limits.memory = p->cfg.rl_as;
@@ -42,7 +43,7 @@ static void fill_limits(acs_report *rep, const acs_plan *p)
 }
 
 /* The report's confinement and enforcement facts, once the sandbox exists. */
-static void fill_confinement(acs_report *rep, const acs_sandbox *sb, const acs_cgroup *cg)
+void acs_run_fill_confinement(acs_report *rep, const acs_sandbox *sb, const acs_cgroup *cg)
 {
         rep->confinement.present = true;
         rep->confinement.landlock_abi = sb->landlock_abi;
@@ -218,7 +219,7 @@ static void apply_outcome(acs_report *rep)
  * layer, then the patch, keep and apply the user asked for. patch_fd: the
  * --patch FILE opened before the run, or -1.
  */
-static int finish_workspace(const acs_run_request *req, acs_sandbox *sb, const struct timespec *start,
+int acs_run_finish_workspace(const acs_run_request *req, acs_sandbox *sb, const struct timespec *start,
                             int patch_fd, acs_report *rep, acs_error *err)
 {
         const acs_profile *prof = req->profile;
@@ -310,24 +311,6 @@ int acs_run_dry(const acs_run_request *req, FILE *out, bool json, acs_error *err
         return r < 0 ? acs_error_errno(err, r, "io", "printing the plan") : 0;
 }
 
-/* A run between its two halves: the sandbox made, the program not yet supervised. */
-struct acs_run_warm {
-        acs_run_request req;
-        acs_plan p;
-        acs_host_facts facts;
-        acs_sandbox sb;
-        acs_cgroup cg;
-        int outp[2], errp[2], scanp[2];
-        int sigfd, modfd, trace_fd, patch_fd;
-        acs_shield *shield;
-        acs_input in;
-        sigset_t old;
-        bool masked, ended;
-        struct timespec run_start;
-        double t0, t_spawn;
-        acs_report rep;
-};
-
 static void ctx_init(acs_run_warm *c, const acs_run_request *req)
 {
         *c = (acs_run_warm){
@@ -382,7 +365,7 @@ static int run_begin(acs_run_warm *c, acs_error *err)
                 return r;
         if (scan && !req->warm && (r = send_scan_policy(c->scanp[0], prof, p, err)) < 0)
                 return r;
-        fill_limits(rep, p);
+        acs_run_fill_limits(rep, p);
         c->shield = acs_shield_new(p->max_tokens, prof->ansi == ACS_ANSI_STRIP);
         if (!c->shield)
                 return acs_error_set(err, -ENOMEM, "io", "out of memory");
@@ -428,7 +411,7 @@ static int run_begin(acs_run_warm *c, acs_error *err)
         }
         r = acs_sandbox_spawn(&p->cfg, &c->sb, err);
         if (r >= 0)
-                fill_confinement(rep, &c->sb, &c->cg);
+                acs_run_fill_confinement(rep, &c->sb, &c->cg);
         if (r < 0 || !c->sb.in_cgroup)
                 acs_cgroup_destroy(&c->cg);
         closep(&c->outp[1]);
@@ -506,7 +489,7 @@ static int run_finish(acs_run_warm *c, acs_error *err)
                 rep->exit_code = 125;
         }
         acs_shield_finish(c->shield, &rep->out, &rep->err);
-        if ((r = finish_workspace(req, &c->sb, &c->run_start, c->patch_fd, rep, err)) < 0)
+        if ((r = acs_run_finish_workspace(req, &c->sb, &c->run_start, c->patch_fd, rep, err)) < 0)
                 goto out;
         if (p->cfg.verbose)
                 fprintf(stderr, "acs-launch: %8.3f ms  output clipped, workspace diffed (%.3f ms)\n",

@@ -28,6 +28,7 @@ typedef struct acs_run_request {
         /* ACS_RUN_CODE without code: start the sandbox and its interpreter,
          * which wait for the code (acs_run_warm_start) */
         bool warm;
+        bool session; /* warm: the interpreter takes call after call (acs_run_session_call) */
 } acs_run_request;
 
 /*
@@ -59,6 +60,18 @@ int acs_run_warm_pidfd(const acs_run_warm *w);
 int acs_run_warm_finish(acs_run_warm *w, const char *code, size_t len, double timeout_s, int cancel_fd,
                         acs_report *rep, acs_error *err);
 void acs_run_warm_free(acs_run_warm *w);
+
+/*
+ * Sessions (issue 14): a warm run started with req->session takes call
+ * after call (session.c) in the same interpreter and workspace, each with
+ * its own report (the workspace's changes since the session started);
+ * < 0 when the call could not be handed over (rep still filled). The
+ * session is over once its sandbox is gone (a timeout, a cancellation, a
+ * program that ended the interpreter): free it with acs_run_warm_free.
+ */
+int acs_run_session_call(acs_run_warm *w, const char *code, size_t len, double timeout_s, int cancel_fd,
+                         acs_report *rep, acs_error *err);
+bool acs_run_session_alive(const acs_run_warm *w);
 
 /* The exit status the CLI returns for a report (interfaces.md §1). */
 int acs_report_exit_status(const acs_report *r);

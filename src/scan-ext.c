@@ -505,6 +505,17 @@ static int read_exact(int fd, void *buf, size_t len)
         return 0;
 }
 
+/* The first parse builds CPython's ~120 _ast types: do it while no code is here. */
+static void warm_parser(void)
+{
+        PyCompilerFlags cf = _PyCompilerFlags_INIT;
+        cf.cf_flags = PyCF_ONLY_AST;
+        PyObject *t = Py_CompileStringExFlags("import os\nx = [i for i in range(2)]\n", "<warm>", Py_file_input,
+                                              &cf, -1);
+        Py_XDECREF(t);
+        PyErr_Clear();
+}
+
 /* The longest code the launcher hands a pooled interpreter (the MCP line bound is 16 MiB). */
 #define WARM_CODE_MAX (64u << 20)
 
@@ -521,12 +532,7 @@ static PyObject *warm(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         int fd, mod_fd, r;
         if (!fd_args(args, nargs, &fd, &mod_fd))
                 return NULL;
-        PyCompilerFlags cf = _PyCompilerFlags_INIT;
-        cf.cf_flags = PyCF_ONLY_AST;
-        PyObject *t = Py_CompileStringExFlags("import os\nx = [i for i in range(2)]\n", "<warm>", Py_file_input,
-                                              &cf, -1);
-        Py_XDECREF(t);
-        PyErr_Clear();
+        warm_parser();
 
         uint32_t plen = 0;
         if ((r = read_exact(fd, &plen, sizeof plen)) < 0)
@@ -553,9 +559,128 @@ static PyObject *warm(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return scan_then_run(fd, &pol, src, len, SIZE_MAX, x, true);
 }
 
+/* A session call's exit status, as python3 would exit with the pending exception (or 0). */
+static int session_status(bool failed)
+{
+        if (!failed)
+                return 0;
+        if (!PyErr_ExceptionMatches(PyExc_SystemExit)) {
+                PyErr_Print(); /* sys.excepthook: the traceback on stderr */
+                return 1;
+        }
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyErr_NormalizeException(&type, &value, &tb);
+        PyObject *code = value ? PyObject_GetAttrString(value, "code") : NULL;
+        int st = 0;
+        if (!code || code == Py_None)
+                st = 0;
+        else if (PyLong_Check(code))
+                st = (int)PyLong_AsLong(code);
+        else {
+                PyObject *f = PySys_GetObject("stderr"); /* borrowed */
+                if (f && PyFile_WriteObject(code, f, Py_PRINT_RAW) == 0)
+                        PyFile_WriteString("\n", f);
+                st = 1;
+        }
+        PyErr_Clear();
+        Py_XDECREF(code);
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return st & 0xff;
+}
+
+static void flush_std(const char *name)
+{
+        PyObject *f = PySys_GetObject(name); /* borrowed */
+        PyObject *r = f ? PyObject_CallMethod(f, "flush", NULL) : NULL;
+        Py_XDECREF(r);
+        PyErr_Clear();
+}
+
+static void say_done(int fd, int status)
+{
+        char line[32];
+        int n = snprintf(line, sizeof line, "D %d\n", status);
+        for (int off = 0; off < n;) {
+                ssize_t w = write(fd, line + off, (size_t)(n - off));
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w <= 0)
+                        _exit(125); /* the launcher is gone */
+                off += (int)w;
+        }
+}
+
+/*
+ * session(fd, module_fd): a session's interpreter (issue 14). Loop: read
+ * u32 policy length, the policy, u32 code length, the code; scan it, write
+ * the verdict line; unless refused, run it in __main__ -- whose globals
+ * are the session's, kept from call to call -- flush stdout and stderr,
+ * and write "D STATUS\n" (the status python3 would exit with; 126 when
+ * refused). EOF instead of a call: the session is over, exit 0.
+ */
+static PyObject *session(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+        (void)self;
+        int fd, mod_fd, r;
+        if (!fd_args(args, nargs, &fd, &mod_fd))
+                return NULL;
+        warm_parser();
+        PyObject *d = prepare_main(NULL, true);
+        if (!d)
+                return NULL;
+        for (;;) {
+                uint32_t plen = 0, clen = 0;
+                if ((r = read_exact(fd, &plen, sizeof plen)) < 0)
+                        _exit(r == -EPIPE ? 0 : 125);
+                char *raw = plen <= ACS_SCAN_POLICY_MAX ? malloc(plen + 1) : NULL;
+                if (!raw || read_exact(fd, raw, plen) < 0)
+                        die(125, "scan: cannot read the policy");
+                acs_scan_policy pol;
+                r = acs_scan_policy_unpack(raw, plen, &pol);
+                free(raw);
+                if (r < 0 || read_exact(fd, &clen, sizeof clen) < 0 || clen > WARM_CODE_MAX)
+                        die(125, "scan: malformed call from the launcher");
+                char *src = malloc((size_t)clen + 1);
+                if (!src || read_exact(fd, src, clen) < 0)
+                        die(125, "scan: cannot read the code");
+                src[clen] = '\0';
+                acs_scan_result res;
+                acs_error err = {0};
+                if (acs_scan_locked(&pol.profile, src, clen, pol.filename, pol.command, &res, &err) < 0)
+                        die(125, "scan failed: %s", err.msg);
+                if ((r = write_report(fd, &res)) < 0)
+                        die(125, "scan: cannot report the verdict: %s", strerror(-r));
+                bool refused = res.verdict == ACS_VERDICT_REJECT;
+                acs_scan_result_clear(&res);
+                acs_scan_policy_done(&pol);
+                acs_scan_walk_reset();
+                int st = 126;
+                if (!refused) {
+                        PyCompilerFlags cf = _PyCompilerFlags_INIT;
+                        cf.cf_flags |= PyCF_IGNORE_COOKIE; /* as python3 -c does */
+                        PyObject *code = memchr(src, '\0', clen) ? NULL
+                                         : Py_CompileStringExFlags(src, "<string>", Py_file_input, &cf, -1);
+                        if (!code && !PyErr_Occurred())
+                                PyErr_SetString(PyExc_SyntaxError, "source code cannot contain null bytes");
+                        PyObject *res2 = code ? PyEval_EvalCode(code, d, d) : NULL;
+                        Py_XDECREF(code);
+                        st = session_status(!res2);
+                        Py_XDECREF(res2);
+                }
+                free(src);
+                flush_std("stdout");
+                flush_std("stderr");
+                say_done(fd, st);
+        }
+}
+
 static PyMethodDef methods[] = {
         { "run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, NULL },
         { "warm", (PyCFunction)(void (*)(void))warm, METH_FASTCALL, NULL },
+        { "session", (PyCFunction)(void (*)(void))session, METH_FASTCALL, NULL },
         { NULL, NULL, 0, NULL },
 };
 

@@ -129,14 +129,14 @@ int acs_scan_boot(char *buf, size_t size, int policy_fd, int module_fd)
                         module_fd, policy_fd, module_fd);
 }
 
-int acs_scan_boot_warm(char *buf, size_t size, int fd, int module_fd)
+int acs_scan_boot_warm(char *buf, size_t size, int fd, int module_fd, bool session)
 {
         /* the same two names as acs_scan_boot: prepare_main() removes them */
         return snprintf(buf, size,
                         "import _imp\n"
                         "class S: name = '_acs_scan'; origin = '/proc/self/fd/%d'\n"
-                        "_imp.create_dynamic(S).warm(%d, %d)\n",
-                        module_fd, fd, module_fd);
+                        "_imp.create_dynamic(S).%s(%d, %d)\n",
+                        module_fd, session ? "session" : "warm", fd, module_fd);
 }
 
 /* ---- the report line from the module, and JSON for reports ---- */

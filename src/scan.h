@@ -59,9 +59,10 @@ int acs_scan_boot(char *buf, size_t size, int policy_fd, int module_fd);
  * BOOT loads the module and calls warm(fd, module_fd), which initialises the
  * parser and then blocks on fd until the launcher writes a u32 (host order)
  * policy length, the policy, and the code to EOF: then scan, verdict, run,
- * exactly as above for  -c CODE.
+ * exactly as above for  -c CODE. session: session(fd, module_fd), which
+ * takes one call after another in the same __main__ (scan-ext.c).
  */
-int acs_scan_boot_warm(char *buf, size_t size, int fd, int module_fd);
+int acs_scan_boot_warm(char *buf, size_t size, int fd, int module_fd, bool session);
 
 /*
  * Parse the verdict line from the scan socket:

@@ -26,7 +26,7 @@ Session (files kept between calls; globals too through ``acs-launch serve``)::
     with Launcher().session() as s:
         s.run_code("open('n.txt', 'w').write('41')")
         print(s.run_code("print(int(open('n.txt').read()) + 1)").stdout)  # 42
-        print(s.uses_server)                           # False until `acs-launch serve` exists
+        print(s.uses_server)                           # True when $ACS_SERVER names a running `acs-launch serve`
 
 Workspace with apply::
 

@@ -87,6 +87,25 @@ export function register(sdk) {
         t.is(JSON.stringify(got), JSON.stringify(want), `${name}: the pooled report is the cold one`);
         t.is(JSON.stringify(sgot), JSON.stringify(want), `${name}: serve's report is the cold one`);
       }
+      // sessions: globals and files persist, every call is still scanned, close_session ends it
+      const list = await served.listTools();
+      t.ok(list.tools.some((x) => x.name === 'close_session') &&
+        list.tools.find((x) => x.name === 'execute_python')?.inputSchema?.properties?.session,
+        'tools/list offers "session" and close_session');
+      for (const c of [pooled, served]) {
+        const sp = (code) => c.callTool({ name: 'execute_python', arguments: { code, session: 'sdk-1' } });
+        await sp('x = 41\nopen("/workspace/k.txt", "w").write("k")');
+        let r = await sp('print(x + 1, open("/workspace/k.txt").read())');
+        t.is(r.structuredContent?.stdout?.text, '42 k\n', 'a session keeps globals and files (x = 41; print(x + 1))');
+        r = await sp('import os');
+        t.is(r.structuredContent?.status, 'rejected', 'a session call is scanned like any other');
+        r = await sp('print(x)');
+        t.is(r.structuredContent?.stdout?.text, '41\n', 'the session goes on after a refusal');
+        r = await c.callTool({ name: 'close_session', arguments: { session: 'sdk-1' } });
+        t.is(r.structuredContent?.closed, true, 'close_session');
+        r = await sp('print(x)');
+        t.ok(/NameError/.test(r.structuredContent?.stderr?.text ?? ''), 'after close_session the id starts afresh', r);
+      }
       for (const c of [pooled, cold, served]) await c.close();
     } finally {
       server.kill('SIGTERM');

@@ -372,7 +372,7 @@ def mcp_bridge(path: str) -> threading.Thread:
 
 @test
 def serve_protocol() -> None:
-    """serve client: MCP JSON-RPC over a unix socket (acs-launch mcp behind it); no silent loss of sessions"""
+    """serve client: MCP JSON-RPC over a unix socket (acs-launch mcp behind it); a session keeps its globals"""
     path = os.path.join(TMP, "mcp.sock")
     t = mcp_bridge(path)
     c = ServeClient(path)
@@ -381,13 +381,14 @@ def serve_protocol() -> None:
     eq((r.stdout, r.status), ("42\n", Status.EXITED), "execute_python through the socket")
     c.close()
     t.join(10)
-    # acs-launch mcp has no sessions yet (issue 14): a session through it is an error, not a silent loss
+    # a session through the server keeps the interpreter's globals and the workspace (issue 14)
     path2 = os.path.join(TMP, "mcp2.sock")
     t = mcp_bridge(path2)
     s = Launcher().session(server=path2)
     eq(s.uses_server, True, "uses the server")
-    e = raises(LauncherError, lambda: s.run_code("x = 1"), "server without sessions")
-    check("session" in str(e), str(e))
+    s.run_code("x = 41\nopen('/workspace/kept.txt', 'w').write('k')")
+    r = s.run_code("print(x + 1, open('/workspace/kept.txt').read())")
+    eq(r.stdout, "42 k\n", "globals and files persist in a server session")
     s.close()
     t.join(10)
 

@@ -259,6 +259,51 @@ ok(out(r) == "default-pool\n" and r.get("profile") == "pool-probe", "a call with
 p.stdin.close()
 p.wait(timeout=30)
 
+# ---- 5d. sessions ----------------------------------------------------------
+p, c = start_mcp("--pool", "0", "--max-sessions", "2", "--session-idle", "2", "--max-tokens", "200")
+r = c.py("x = 41\nopen('/workspace/s.txt', 'w').write('S')\nopen('/tmp/s.txt', 'w').write('T')\nprint('one')",
+         session="A")
+ok(out(r) == "one\n", "session A: call 1 runs", r)
+ok([f.get("path") for f in (r.get("files") or {}).get("added", [])] == ["s.txt"], "session A: call 1 reports its file", r.get("files"))
+r = c.py("print(x + 1, open('/workspace/s.txt').read(), open('/tmp/s.txt').read())", session="A")
+ok(out(r) == "42 S T\n", "session A: call 2 sees call 1's globals, workspace and /tmp", r)
+sess = [q for q in sandboxed(p.pid) if status(q)]
+bad = [q for q in sess if status(q).get("Seccomp") != "2" or status(q).get("NoNewPrivs") != "1"]
+ok(sess and not bad, "every process of a session has Seccomp 2 and NoNewPrivs 1", (sess, bad))
+r = c.py("import os\nprint('x' in dir(), os.path.exists('/workspace/s.txt'), os.path.exists('/tmp/s.txt'), 'B')",
+         session="B")
+ok(out(r) == "False False False B\n", "session B sees none of session A's globals, workspace or /tmp", r)
+r = c.py("print('x' in dir())")
+ok(out(r) == "False\n", "a call without a session sees none of session A", r)
+m = c.req("tools/call", {"name": "execute_python", "arguments": {"code": "print(1)", "session": "C"}})
+ok(m.get("result", {}).get("isError") is True and "max-sessions" in json.dumps(m),
+   "a third session is refused by --max-sessions 2 (a tool error)", m)
+r = c.py("for i in range(20000): print('line', i)", session="A")
+ok((r.get("stdout") or {}).get("truncated") is True and r.get("status") == "exited",
+   "a session call's output is clipped to the budget", r.get("stdout"))
+r = c.py("print(x)", session="A")
+ok(out(r) == "41\n", "the session lives on after a clipped call", r)
+before = set(sandboxed(p.pid))
+m = c.req("tools/call", {"name": "close_session", "arguments": {"session": "A"}})
+ok((m or {}).get("result", {}).get("structuredContent", {}).get("closed") is True, "close_session answers", m)
+ok(wait_for(lambda: len(before - set(sandboxed(p.pid))) >= 2, 10), "close_session ends the session's sandbox",
+   (before, sandboxed(p.pid)))
+r = c.py("print('x' in dir())", session="A")
+ok(out(r) == "False\n", "the same id after close_session is a new, empty session", r)
+time.sleep(3.5)
+c.py("print(1)")  # the server ends idle sessions as it runs
+ok(wait_for(lambda: not [q for q in sandboxed(p.pid) if "python" in (status(q) or {}).get("Name", "")], 10),
+   "--session-idle 2: idle sessions are ended", sandboxed(p.pid))
+r = c.py("x = 1\nwhile True: pass", session="T", timeout=1)
+ok(r.get("status") == "timeout", "a session call that runs too long times out", r)
+m = c.req("tools/call", {"name": "execute_python", "arguments": {"code": "print(x)", "session": "T"}})
+ok(m.get("result", {}).get("isError") is True and "ended" in json.dumps(m), "... and its session has ended", m)
+c.py("y = 2", session="L")
+tree = children(p.pid)
+p.stdin.close()
+p.wait(timeout=30)
+ok(wait_for(lambda: not leftovers(tree), 10), "EOF with a session open: no process is left", leftovers(tree))
+
 # ---- 6. serve: socket mode 0600, same protocol, dies with everything -------
 sock = os.path.join(TMP, "serve.sock")
 sp = subprocess.Popen([ACS, "serve", "--socket", sock, "--profile", PROFILE, "--pool", "1"],
@@ -289,6 +334,10 @@ ok(out(r) == "False\n", "serve: without a session, the next call does not see th
 s2, c2 = sock_client()
 r = c2.py("print('second-client')")
 ok(out(r) == "second-client\n", "a second client is served on its own connection", r)
+r = c1.py("z = 'conn-1'\nprint(z)", session="same-id")
+ok(out(r) == "conn-1\n", "serve: a session on connection 1", r)
+r = c2.py("print('z' in dir())", session="same-id")
+ok(out(r) == "False\n", "serve: the same session id on connection 2 is another session", r)
 s1.close()
 s2.close()
 ok(pool_ready(sp.pid, 1), "serve keeps a pooled sandbox for the next client")

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The MCP server's table of sessions (mcp-session.h). */
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "mcp-session.h"
+#include "pool.h"
+
+typedef struct mcp_sess {
+        struct mcp_sess *next;
+        char *id;
+        pid_t pid;
+        int call_fd, out_fd;
+        bool busy, closing;
+        uint64_t last_ms;
+} mcp_sess;
+
+struct acs_sessions {
+        const acs_options *opts;
+        const acs_mcp_policy *policy;
+        const sigset_t *mask;
+        pid_t server;
+        unsigned max, n;
+        uint64_t idle_ms;
+        mcp_sess *list;
+};
+
+static uint64_t now_ms(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+bool acs_session_id_valid(const char *id)
+{
+        size_t n = id ? strlen(id) : 0;
+        if (n < 1 || n > 128)
+                return false;
+        for (const char *p = id; *p; p++)
+                if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+                      strchr("._:-", *p)))
+                        return false;
+        return true;
+}
+
+acs_sessions *acs_sessions_new(const acs_options *o, const acs_mcp_policy *pol, const sigset_t *mask, pid_t server)
+{
+        acs_sessions *S = calloc(1, sizeof *S);
+        if (!S)
+                return NULL;
+        double idle = o->has_session_idle ? o->session_idle : ACS_SESSION_DEFAULT_IDLE;
+        *S = (acs_sessions){ .opts = o, .policy = pol, .mask = mask, .server = server,
+                             .max = o->has_max_sessions ? o->max_sessions : ACS_SESSIONS_DEFAULT_MAX,
+                             .idle_ms = (uint64_t)(idle * 1000) };
+        return S;
+}
+
+static mcp_sess *find(acs_sessions *S, const char *id)
+{
+        for (mcp_sess *s = S->list; s; s = s->next)
+                if (!s->closing && strcmp(s->id, id) == 0)
+                        return s;
+        return NULL;
+}
+
+static void end(mcp_sess *s)
+{
+        if (s->call_fd >= 0)
+                close(s->call_fd); /* EOF: the worker ends its sandbox and exits */
+        s->call_fd = -1;
+        s->closing = true;
+}
+
+int acs_sessions_call(acs_sessions *S, const char *id, const acs_mcp_call *c, pid_t *pid, int *out_fd)
+{
+        mcp_sess *s = find(S, id);
+        if (!s) {
+                if (S->n >= S->max)
+                        return -EUSERS;
+                if (!(s = calloc(1, sizeof *s)) || !(s->id = strdup(id))) {
+                        free(s);
+                        return -ENOMEM;
+                }
+                const char *name = c->profile && strcmp(c->profile, S->policy->profiles[0]) != 0 ? c->profile : NULL;
+                s->pid = acs_pool_session_start(S->opts, S->policy, name, S->mask, S->server, &s->call_fd, &s->out_fd);
+                if (s->pid < 0) {
+                        int r = s->pid;
+                        free(s->id);
+                        free(s);
+                        return r;
+                }
+                s->next = S->list;
+                S->list = s;
+                S->n++;
+        }
+        if (s->busy)
+                return -EBUSY;
+        _cleanup_free_ char *line = NULL;
+        int r = acs_pool_call_to_line(c, &line);
+        if (r < 0)
+                return r;
+        size_t len = strlen(line);
+        int cap = fcntl(s->call_fd, F_GETPIPE_SZ);
+        if (cap < 0 || len + 1 > (size_t)cap)
+                return -E2BIG;
+        line[len] = '\n';
+        if (write(s->call_fd, line, len + 1) != (ssize_t)(len + 1))
+                return -EIO;
+        int fd = fcntl(s->out_fd, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0)
+                return -errno;
+        s->busy = true;
+        *pid = s->pid;
+        *out_fd = fd;
+        return 0;
+}
+
+void acs_sessions_call_done(acs_sessions *S, pid_t pid)
+{
+        for (mcp_sess *s = S ? S->list : NULL; s; s = s->next)
+                if (s->pid == pid) {
+                        s->busy = false;
+                        s->last_ms = now_ms();
+                }
+}
+
+int acs_sessions_close(acs_sessions *S, const char *id)
+{
+        mcp_sess *s = S ? find(S, id) : NULL;
+        if (!s)
+                return -ENOENT;
+        end(s);
+        return 0;
+}
+
+int acs_sessions_tick(acs_sessions *S)
+{
+        uint64_t now = now_ms(), next = UINT64_MAX;
+        if (!S)
+                return -1;
+        for (mcp_sess **pp = &S->list; *pp;) {
+                mcp_sess *s = *pp;
+                int st;
+                pid_t r = waitpid(s->pid, &st, WNOHANG);
+                if (r == s->pid || (r < 0 && errno == ECHILD)) {
+                        if (s->busy) { /* its call's job sees the pipe's EOF: reap it after that */
+                                pp = &s->next;
+                                continue;
+                        }
+                        *pp = s->next;
+                        if (s->call_fd >= 0)
+                                close(s->call_fd);
+                        close(s->out_fd);
+                        free(s->id);
+                        free(s);
+                        S->n--;
+                        continue;
+                }
+                if (!s->busy && !s->closing && S->idle_ms) {
+                        if (now >= s->last_ms + S->idle_ms) {
+                                acs_log(2, "mcp: session %s idle: ended", s->id);
+                                end(s);
+                        } else if (s->last_ms + S->idle_ms < next)
+                                next = s->last_ms + S->idle_ms;
+                }
+                pp = &s->next;
+        }
+        return next == UINT64_MAX ? -1 : (int)(next - now);
+}
+
+#define SESSION_GRACE_MS 2000
+
+void acs_sessions_free(acs_sessions *S)
+{
+        if (!S)
+                return;
+        for (mcp_sess *s = S->list; s; s = s->next) {
+                end(s);
+                s->busy = false;
+        }
+        uint64_t t0 = now_ms();
+        while (S->list) {
+                acs_sessions_tick(S);
+                if (!S->list)
+                        break;
+                if (now_ms() > t0 + SESSION_GRACE_MS)
+                        for (mcp_sess *s = S->list; s; s = s->next) {
+                                (void)kill(-s->pid, SIGKILL);
+                                (void)kill(s->pid, SIGKILL);
+                        }
+                nanosleep(&(struct timespec){ .tv_nsec = 2000000 }, NULL);
+        }
+        free(S);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The MCP server's sessions (issue 14): an execute_python call with a
+ * "session" id runs in that session's sandbox (pool.h's session worker),
+ * where the workspace and the interpreter's globals persist from call to
+ * call. Sessions belong to one client (one stdio server, one serve
+ * connection): ids of other clients are never seen.
+ */
+#pragma once
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include "cli.h"
+#include "mcp-tools.h"
+
+#define ACS_SESSIONS_DEFAULT_MAX 8
+#define ACS_SESSION_DEFAULT_IDLE 600.0 /* seconds */
+
+typedef struct acs_sessions acs_sessions;
+
+acs_sessions *acs_sessions_new(const acs_options *o, const acs_mcp_policy *pol, const sigset_t *mask, pid_t server);
+/* Is id a session id we take (1 to 128 of A-Z a-z 0-9 . _ : -)? Pure. */
+bool acs_session_id_valid(const char *id);
+/*
+ * Hand call c to session id, starting it if new. 0: *pid (the session's
+ * worker, a process group) and *out_fd (a dup of its result pipe: one line
+ * answers this call) belong to the call; -EBUSY: a call of it is running;
+ * -EUSERS: --max-sessions reached; other -errno: it could not start.
+ */
+int acs_sessions_call(acs_sessions *S, const char *id, const acs_mcp_call *c, pid_t *pid, int *out_fd);
+/* The call that session worker pid ran has been answered. */
+void acs_sessions_call_done(acs_sessions *S, pid_t pid);
+/* End session id (close_session): 0, or -ENOENT. */
+int acs_sessions_close(acs_sessions *S, const char *id);
+/* Reap ended sessions, end idle ones; ms until the next idle expiry (-1: none). */
+int acs_sessions_tick(acs_sessions *S);
+void acs_sessions_free(acs_sessions *S);
