@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include <json-c/json.h>
+
 #include "mcp-session.h"
 #include "pool.h"
 
@@ -195,4 +197,96 @@ void acs_sessions_free(acs_sessions *S)
                 nanosleep(&(struct timespec){ .tv_nsec = 2000000 }, NULL);
         }
         free(S);
+}
+
+/* ---- the protocol side ------------------------------------------------ */
+
+static const char session_prop[] =
+        "{\"type\":\"string\",\"pattern\":\"^[A-Za-z0-9._:-]{1,128}$\",\"description\":\"Run in this "
+        "session's sandbox, kept between calls: its /workspace and Python globals persist (a new id starts "
+        "one; close_session ends it). Without it every call gets a fresh sandbox.\"}";
+
+static const char close_session_tool[] =
+        "{\"name\":\"close_session\",\"title\":\"End a session\",\"description\":\"End the session "
+        "execute_python calls named with \\\"session\\\": its sandbox, workspace and globals are destroyed.\","
+        "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"}},"
+        "\"required\":[\"session\"],\"additionalProperties\":false},"
+        "\"annotations\":{\"title\":\"End a session\",\"readOnlyHint\":false,\"destructiveHint\":true,"
+        "\"idempotentHint\":true,\"openWorldHint\":false}}";
+
+/* execute_python's "session" argument and the close_session tool (mcp-session.h). */
+void acs_sessions_describe(struct json_object *list)
+{
+        struct json_object *tools, *t, *name, *in, *props;
+        if (!json_object_object_get_ex(list, "tools", &tools))
+                return;
+        for (size_t i = 0; i < json_object_array_length(tools); i++) {
+                t = json_object_array_get_idx(tools, i);
+                if (json_object_object_get_ex(t, "name", &name) &&
+                    strcmp(json_object_get_string(name), "execute_python") == 0 &&
+                    json_object_object_get_ex(t, "inputSchema", &in) && json_object_object_get_ex(in, "properties", &props))
+                        json_object_object_add(props, "session", json_tokener_parse(session_prop));
+        }
+        json_object_array_add(tools, json_tokener_parse(close_session_tool));
+}
+
+/* The closing tool's result: structuredContent {"session": ID, "closed": true}. */
+struct json_object *acs_sessions_closed_result(const char *id)
+{
+        struct json_object *r = json_object_new_object(), *c = json_object_new_array(),
+                           *t = json_object_new_object(), *sc = json_object_new_object();
+        char text[200];
+        snprintf(text, sizeof text, "Session %.128s closed: its sandbox is gone.", id);
+        json_object_object_add(t, "type", json_object_new_string("text"));
+        json_object_object_add(t, "text", json_object_new_string(text));
+        json_object_array_add(c, t);
+        json_object_object_add(sc, "session", json_object_new_string(id));
+        json_object_object_add(sc, "closed", json_object_new_boolean(1));
+        json_object_object_add(r, "content", c);
+        json_object_object_add(r, "structuredContent", sc);
+        json_object_object_add(r, "isError", json_object_new_boolean(0));
+        return r;
+}
+
+/*
+ * Sessions (mcp-session.h): close_session is answered here (1, its id in
+ * msg); a "session" argument is taken out of the arguments into *ret (0),
+ * so that the tool's own validation sees what it knows. < 0: a tool error
+ * in msg.
+ */
+int acs_sessions_take(acs_sessions *S, const acs_options *o, struct json_object *params, char **ret, char *msg,
+                      size_t size)
+{
+        struct json_object *name, *args = NULL, *v;
+        if (!json_object_is_type(params, json_type_object) ||
+            !json_object_object_get_ex(params, "name", &name) || !json_object_is_type(name, json_type_string))
+                return 0; /* the parser says what is wrong */
+        bool closing = strcmp(json_object_get_string(name), "close_session") == 0;
+        if (!json_object_object_get_ex(params, "arguments", &args) || !json_object_is_type(args, json_type_object) ||
+            !json_object_object_get_ex(args, "session", &v)) {
+                if (closing)
+                        snprintf(msg, size, "close_session needs \"session\": the id the calls used");
+                return closing ? -EINVAL : 0;
+        }
+        const char *id = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+        if (!acs_session_id_valid(id)) {
+                snprintf(msg, size, "\"session\" must be 1 to 128 letters, digits, '.', '_', ':' or '-'");
+                return -EINVAL;
+        }
+        if (closing) {
+                if (acs_sessions_close(S, id) < 0) {
+                        snprintf(msg, size, "No session %s on this connection", id);
+                        return -ENOENT;
+                }
+                snprintf(msg, size, "%s", id);
+                return 1;
+        }
+        if (!S || (o->has_max_sessions && o->max_sessions == 0)) {
+                snprintf(msg, size, "This server keeps no sessions (--max-sessions 0): call without \"session\"");
+                return -EOPNOTSUPP;
+        }
+        if (!(*ret = strdup(id)))
+                return -ENOMEM;
+        json_object_object_del(args, "session");
+        return 0;
 }

@@ -36,3 +36,16 @@ int acs_sessions_close(acs_sessions *S, const char *id);
 /* Reap ended sessions, end idle ones; ms until the next idle expiry (-1: none). */
 int acs_sessions_tick(acs_sessions *S);
 void acs_sessions_free(acs_sessions *S);
+
+struct json_object;
+/*
+ * A tools/call's params (json): close_session is done here (returns 1, its
+ * id in msg, for acs_sessions_closed_result); a "session" argument is taken
+ * out of the arguments into *ret (returns 0), so that the tool's own
+ * validation sees what it knows. < 0: a tool error, said in msg.
+ */
+int acs_sessions_take(acs_sessions *S, const acs_options *o, struct json_object *params, char **ret, char *msg,
+                      size_t size);
+struct json_object *acs_sessions_closed_result(const char *id);
+/* execute_python's "session" argument and the close_session tool, into a tools/list result. */
+void acs_sessions_describe(struct json_object *list);

@@ -475,66 +475,6 @@ static void handle_initialize(mcp_server *s, const acs_jrpc_msg *m)
         reply_result(s, m->id_json, acs_mcp_initialize_result(s->version, PACKAGE_VERSION));
 }
 
-/* The closing tool's result: structuredContent {"session": ID, "closed": true}. */
-static struct json_object *acs_mcp_session_closed(const char *id)
-{
-        struct json_object *r = json_object_new_object(), *c = json_object_new_array(),
-                           *t = json_object_new_object(), *sc = json_object_new_object();
-        char text[200];
-        snprintf(text, sizeof text, "Session %.128s closed: its sandbox is gone.", id);
-        json_object_object_add(t, "type", json_object_new_string("text"));
-        json_object_object_add(t, "text", json_object_new_string(text));
-        json_object_array_add(c, t);
-        json_object_object_add(sc, "session", json_object_new_string(id));
-        json_object_object_add(sc, "closed", json_object_new_boolean(1));
-        json_object_object_add(r, "content", c);
-        json_object_object_add(r, "structuredContent", sc);
-        json_object_object_add(r, "isError", json_object_new_boolean(0));
-        return r;
-}
-
-/*
- * Sessions (mcp-session.h): close_session is answered here (1, its id in
- * msg); a "session" argument is taken out of the arguments into *ret (0),
- * so that the tool's own validation sees what it knows. < 0: a tool error
- * in msg.
- */
-static int take_session(mcp_server *s, const acs_jrpc_msg *m, char **ret, char *msg, size_t size)
-{
-        struct json_object *name, *args = NULL, *v;
-        if (!json_object_is_type(m->params, json_type_object) ||
-            !json_object_object_get_ex(m->params, "name", &name) || !json_object_is_type(name, json_type_string))
-                return 0; /* the parser says what is wrong */
-        bool closing = strcmp(json_object_get_string(name), "close_session") == 0;
-        if (!json_object_object_get_ex(m->params, "arguments", &args) || !json_object_is_type(args, json_type_object) ||
-            !json_object_object_get_ex(args, "session", &v)) {
-                if (closing)
-                        snprintf(msg, size, "close_session needs \"session\": the id the calls used");
-                return closing ? -EINVAL : 0;
-        }
-        const char *id = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-        if (!acs_session_id_valid(id)) {
-                snprintf(msg, size, "\"session\" must be 1 to 128 letters, digits, '.', '_', ':' or '-'");
-                return -EINVAL;
-        }
-        if (closing) {
-                if (acs_sessions_close(s->sessions, id) < 0) {
-                        snprintf(msg, size, "No session %s on this connection", id);
-                        return -ENOENT;
-                }
-                snprintf(msg, size, "%s", id);
-                return 1;
-        }
-        if (!s->sessions || (s->opts->has_max_sessions && s->opts->max_sessions == 0)) {
-                snprintf(msg, size, "This server keeps no sessions (--max-sessions 0): call without \"session\"");
-                return -EOPNOTSUPP;
-        }
-        if (!(*ret = strdup(id)))
-                return -ENOMEM;
-        json_object_object_del(args, "session");
-        return 0;
-}
-
 static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
 {
         char msg[1024];
@@ -552,9 +492,9 @@ static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
                 return;
         }
         j->out_fd = j->cancel_fd = -1;
-        if ((r = take_session(s, m, &j->session, msg, sizeof msg)) != 0) {
+        if ((r = acs_sessions_take(s->sessions, s->opts, m->params, &j->session, msg, sizeof msg)) != 0) {
                 if (r > 0) /* close_session: answered */
-                        reply_result(s, m->id_json, acs_mcp_session_closed(msg));
+                        reply_result(s, m->id_json, acs_sessions_closed_result(msg));
                 else
                         reply_result(s, m->id_json, acs_mcp_error_result(msg));
                 job_free(j);
@@ -594,35 +534,6 @@ static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
         start_queued(s);
 }
 
-static const char session_prop[] =
-        "{\"type\":\"string\",\"pattern\":\"^[A-Za-z0-9._:-]{1,128}$\",\"description\":\"Run in this "
-        "session's sandbox, kept between calls: its /workspace and Python globals persist (a new id starts "
-        "one; close_session ends it). Without it every call gets a fresh sandbox.\"}";
-
-static const char close_session_tool[] =
-        "{\"name\":\"close_session\",\"title\":\"End a session\",\"description\":\"End the session "
-        "execute_python calls named with \\\"session\\\": its sandbox, workspace and globals are destroyed.\","
-        "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"}},"
-        "\"required\":[\"session\"],\"additionalProperties\":false},"
-        "\"annotations\":{\"title\":\"End a session\",\"readOnlyHint\":false,\"destructiveHint\":true,"
-        "\"idempotentHint\":true,\"openWorldHint\":false}}";
-
-/* execute_python's "session" argument and the close_session tool (mcp-session.h). */
-static void add_session_tools(struct json_object *list)
-{
-        struct json_object *tools, *t, *name, *in, *props;
-        if (!json_object_object_get_ex(list, "tools", &tools))
-                return;
-        for (size_t i = 0; i < json_object_array_length(tools); i++) {
-                t = json_object_array_get_idx(tools, i);
-                if (json_object_object_get_ex(t, "name", &name) &&
-                    strcmp(json_object_get_string(name), "execute_python") == 0 &&
-                    json_object_object_get_ex(t, "inputSchema", &in) && json_object_object_get_ex(in, "properties", &props))
-                        json_object_object_add(props, "session", json_tokener_parse(session_prop));
-        }
-        json_object_array_add(tools, json_tokener_parse(close_session_tool));
-}
-
 /* The tool list, with the server profile's allowed modules in the descriptions. */
 static struct json_object *tools_list(mcp_server *s)
 {
@@ -633,7 +544,7 @@ static struct json_object *tools_list(mcp_server *s)
         if (r && acs_profile_load(name, &p, &err) == 0)
                 acs_mcp_tools_describe_policy(r, p->name, p->allow_imports);
         if (r && s->sessions && !(s->opts->has_max_sessions && s->opts->max_sessions == 0))
-                add_session_tools(r);
+                acs_sessions_describe(r);
         return r;
 }
 
