@@ -146,9 +146,11 @@ static const opt_def *find_opt(const char *arg, const char **ret_inline)
 
 static bool allowed_for(acs_command cmd, enum opt_id id)
 {
-        /* serve takes what mcp takes, and its socket */
+        /* serve takes what mcp takes but --http (it serves a unix socket), and its socket */
         if (id == OPT_SOCKET)
                 return cmd == ACS_CMD_SERVE;
+        if (cmd == ACS_CMD_SERVE && (id == OPT_HTTP || id == OPT_HTTP_TOKEN_FILE))
+                return false;
         if (cmd == ACS_CMD_SERVE)
                 cmd = ACS_CMD_MCP;
         if (id == OPT_POOL || id == OPT_POOL_PROFILE || id == OPT_MAX_SESSIONS || id == OPT_SESSION_IDLE)
