@@ -73,6 +73,16 @@ int acs_pool_call_to_line(const acs_mcp_call *c, char **ret)
                 json_object_object_add(o, "processes", json_object_new_uint64(c->processes));
         if (c->has_open_files)
                 json_object_object_add(o, "open_files", json_object_new_uint64(c->open_files));
+        if (c->patch)
+                json_object_object_add(o, "patch", json_object_new_boolean(1));
+        if (c->cwd)
+                json_object_object_add(o, "cwd", json_object_new_string(c->cwd));
+        if (c->env) {
+                struct json_object *a = json_object_new_array();
+                for (char **e = c->env; *e; e++)
+                        json_object_array_add(a, json_object_new_string(*e));
+                json_object_object_add(o, "env", a);
+        }
         *ret = acs_jrpc_to_line(o);
         json_object_put(o);
         return *ret ? 0 : -ENOMEM;
@@ -109,6 +119,13 @@ int acs_pool_call_from_line(const char *line, acs_mcp_call *ret)
         c.has_memory = get_u64(o, "memory", &c.memory);
         c.has_processes = get_u64(o, "processes", &c.processes);
         c.has_open_files = get_u64(o, "open_files", &c.open_files);
+        c.patch = json_object_object_get_ex(o, "patch", &x) && json_object_get_boolean(x);
+        if (json_object_object_get_ex(o, "cwd", &x) && !(c.cwd = strdup(json_object_get_string(x))))
+                goto nomem;
+        if (json_object_object_get_ex(o, "env", &x) && json_object_is_type(x, json_type_array))
+                for (size_t i = 0; i < json_object_array_length(x); i++)
+                        if (acs_strv_push(&c.env, json_object_get_string(json_object_array_get_idx(x, i))) < 0)
+                                goto nomem;
         *ret = c;
         c = (acs_mcp_call){ 0 };
         r = 0;
@@ -126,8 +143,9 @@ static bool call_fits(const acs_mcp_policy *pol, const char *name, const acs_mcp
 {
         const char *want = c->profile && strcmp(c->profile, pol->profiles[0]) != 0 ? c->profile : NULL;
         bool same = !want ? !name : name && strcmp(want, name) == 0;
+        /* a pooled run makes no patch (the MCP default): a call that asks for one runs cold */
         return c->tool == ACS_TOOL_PYTHON && same && !c->has_cpu && !c->has_memory && !c->has_processes &&
-               !c->has_open_files;
+               !c->has_open_files && !c->patch && !c->cwd && !c->env;
 }
 
 /* ---- the worker -------------------------------------------------------- */
@@ -267,7 +285,7 @@ _noreturn_ static void pool_worker(const acs_pool *pl, size_t prof, int call_fd,
         if (acs_mcp_call_profile(pl->policy, &probe, &p, &cap, &err) == 0) {
                 char *no_args[] = { NULL };
                 acs_run_request req = { .kind = ACS_RUN_CODE, .profile = p, .opts = &ro, .argv = no_args,
-                                        .stdin_fd = -1, .cancel_fd = -1 };
+                                        .stdin_fd = -1, .cancel_fd = -1, .no_patch = true };
                 if (acs_run_warm_start(&req, &w, &err) < 0) {
                         acs_log(1, "pool: cannot start a sandbox ahead (%s): %s", err.stage, err.msg);
                         w = NULL; /* the call runs cold, and says what failed */
@@ -373,7 +391,7 @@ _noreturn_ static void session_worker(const acs_options *o, const acs_mcp_policy
         else {
                 char *no_args[] = { NULL };
                 acs_run_request req = { .kind = ACS_RUN_CODE, .profile = p, .opts = &ro, .argv = no_args,
-                                        .stdin_fd = -1, .cancel_fd = -1, .session = true };
+                                        .stdin_fd = -1, .cancel_fd = -1, .session = true, .no_patch = true };
                 if (acs_run_warm_start(&req, &w, &err) < 0) {
                         snprintf(msg, sizeof msg, "Cannot start the session's sandbox (%s): %s", err.stage, err.msg);
                         w = NULL;
