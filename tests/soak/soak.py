@@ -145,12 +145,13 @@ class Soak:
                 out.append(int(d))
         return out
 
-    def marked(self, programs_only=False):
+    def marked(self, programs_only=False, run=None):
         """Processes anywhere whose command line carries this driver's marker
         (launchers in flight aside; programs_only: the sandboxed shells only,
-        not a launcher's clone that has not exec'd yet)."""
+        not a launcher's clone that has not exec'd yet; run: of that run
+        only, not a previous run's sandbox still being torn down)."""
         hits = []
-        needle = self.tag.encode()
+        needle = self.tag.encode() if run is None else f"{self.tag}{run}\0".encode()
         for d in os.listdir("/proc"):
             if not d.isdigit() or int(d) in self.known:
                 continue
@@ -217,7 +218,7 @@ class Soak:
             if self.rng.random() < 0.3:
                 # wait until the program runs: a mid-run sample of the launcher
                 end = time.monotonic() + 10
-                while time.monotonic() < end and not self.marked(True):
+                while time.monotonic() < end and not self.marked(True, i):
                     time.sleep(0.005)
                 try:
                     # (an unprivileged launcher is not dumpable: its /proc/PID/fd is root's)
