@@ -26,7 +26,8 @@ along the way):
   mount     no mount in this mount namespace that was not there before
   cgroup    no acs-run-* cgroup left in the delegated cgroup (when given)
   fd        the MCP server holds as many fds after 10N calls as after N;
-            the launcher mid-run and the program always see the same count
+            the program always sees the same count; the launcher's count
+            while its program runs does not grow over the soak
   temp      nothing new in the private /tmp, /var/tmp, /dev/shm (soak.sh
             gives the driver a mount namespace of its own with empty ones)
   RSS       the MCP server's RSS after 10N calls is within SOAK_RSS_SLACK
@@ -63,7 +64,7 @@ class Soak:
         self.failures = []
         self.counts = {k: 0 for k in KINDS}
         self.peaks = {k: [] for k in KINDS}  # (index, ru_maxrss KiB)
-        self.launcher_fds = set()
+        self.launcher_fds = []  # (index, fds of the launcher while its program runs)
         self.launcher_hwm = []
         self.program_fds = set()
         self.work = a.work
@@ -223,7 +224,7 @@ class Soak:
                 try:
                     # (an unprivileged launcher is not dumpable: its /proc/PID/fd is root's)
                     if os.access(f"/proc/{p.pid}/fd", os.R_OK):
-                        self.launcher_fds.add(len(os.listdir(f"/proc/{p.pid}/fd")))
+                        self.launcher_fds.append((i, len(os.listdir(f"/proc/{p.pid}/fd"))))
                     self.launcher_hwm.append((i, self.hwm(p.pid)))
                 except OSError as ex:
                     self.fail(f"run {i} ({kind}): cannot sample the launcher mid-run: {ex}")
@@ -430,8 +431,16 @@ class Soak:
                 self.fail(f"MCP server fds changed: {f1} after {n} calls, {f2} after {10 * n}", True)
         elif self.counts["mcp"] >= 10:
             self.fail(f"MCP server not sampled at {n} and {10 * n} calls", True)
-        if len(self.launcher_fds) > 1:
-            self.fail(f"the launcher's fd count mid-run varied: {sorted(self.launcher_fds)}", True)
+        # a one-shot launcher's count depends on how far its supervision has
+        # got when the program is first seen (12 or 14 here); what must not
+        # happen is a count that grows over the soak
+        lf = self.launcher_fds
+        if len(lf) >= 20:
+            k = max(1, len(lf) // 10)
+            first, last = max(n for _, n in lf[:k]), max(n for _, n in lf[-k:])
+            if last > first:
+                self.fail(f"the launcher's fds mid-run grew: at most {first} in the first tenth of the "
+                          f"samples, {last} in the last", True)
         if len(self.program_fds) > 1:
             self.fail(f"the program's inherited fd count varied: {sorted(self.program_fds)}", True)
         self.growth = {}
@@ -459,7 +468,8 @@ class Soak:
         s = self.mcp_samples
         for n in sorted(s):
             print(f"# [{L}] MCP server after {n} calls: RSS {s[n][0]} KiB, {s[n][1]} fds")
-        print(f"# [{L}] launcher fds mid-run: {sorted(self.launcher_fds)}; "
+        print(f"# [{L}] launcher fds mid-run: {sorted({n for _, n in self.launcher_fds})} "
+              f"({len(self.launcher_fds)} samples); "
               f"program's fds: {sorted(self.program_fds)}")
         for kind, (a, b) in self.growth.items():
             print(f"# [{L}] peak RSS {kind}: median {a} KiB (first tenth) -> {b} KiB (last tenth)")
