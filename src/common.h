@@ -16,10 +16,6 @@
 #define _noreturn_ __attribute__((noreturn))
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
-/* true only in the static-pie acs-launch (src/link-static.c), which must
- * not dlopen and hands such work to acs-launch-full (acs_exec_full) */
-extern const bool acs_static_launcher;
-
 /* Move ownership out of a cleanup variable: *ret = TAKE_PTR(p); */
 #define TAKE_PTR(p)                                                                 \
         ({                                                                          \

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * `acs-launch doctor` and the preflight explanations. A sandbox that cannot
- * start should say which host setting is in the way and the exact command
- * that changes it, not "Operation not permitted". Every probe that touches
- * namespaces or seccomp runs in a forked child, so the caller's process is
- * never changed.
+ * `acs-launch doctor` (acs-launch-full: /proc's overmounts come from
+ * libmount, dlopen'ed). The explanations it shares with the run path are in
+ * preflight.c. Every probe that touches namespaces or seccomp runs in a
+ * forked child, so the caller's process is never changed.
  */
 #include <fcntl.h>
 #include <grp.h>
@@ -26,279 +25,9 @@
 
 #include "cgroup.h"
 #include "doctor.h"
+#include "preflight.h"
 #include "hostadvice.h"
 #include "profile.h"
-
-#define SYSCTL_APPARMOR "/proc/sys/kernel/apparmor_restrict_unprivileged_userns"
-#define SYSCTL_MAX_USERNS "/proc/sys/user/max_user_namespaces"
-#define SYSCTL_USERNS_CLONE "/proc/sys/kernel/unprivileged_userns_clone"
-#define UNPRIV_UID 65534
-
-/* ---- small helpers ------------------------------------------------------------- */
-
-static int read_long(const char *path, long *ret)
-{
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        char buf[64];
-        if (fd < 0)
-                return -errno;
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        if (n <= 0)
-                return n < 0 ? -errno : -EINVAL;
-        buf[n] = '\0';
-        char *end;
-        errno = 0;
-        long v = strtol(buf, &end, 10);
-        if (errno || end == buf)
-                return -EINVAL;
-        *ret = v;
-        return 0;
-}
-
-static bool has_word(const char *list, const char *word)
-{
-        size_t n = strlen(word);
-        for (const char *p = list; (p = strstr(p, word)); p += n)
-                if ((p == list || p[-1] == ' ' || p[-1] == '\n' || p[-1] == '\t') &&
-                    (p[n] == '\0' || p[n] == ' ' || p[n] == '\n' || p[n] == '\t'))
-                        return true;
-        return false;
-}
-
-static void kernel_version(int *major, int *minor)
-{
-        struct utsname u;
-        *major = *minor = 0;
-        if (uname(&u) == 0 && sscanf(u.release, "%d.%d", major, minor) != 2)
-                *major = *minor = 0;
-}
-
-static bool kernel_older(int major, int minor)
-{
-        int ma, mi;
-        kernel_version(&ma, &mi);
-        return ma && (ma < major || (ma == major && mi < minor));
-}
-
-/* Seccomp: 2 in /proc/self/status: a filter was installed before us (a container's). */
-static bool seccomp_filtered(void)
-{
-        char buf[4096];
-        if (acs_read_small_at(AT_FDCWD, "/proc/self/status", buf, sizeof buf) < 0)
-                return false;
-        const char *p = strstr(buf, "\nSeccomp:");
-        return p && strtol(p + strlen("\nSeccomp:"), NULL, 10) == 2;
-}
-
-static void host_facts(acs_host_facts *f)
-{
-        *f = (acs_host_facts){ .apparmor_userns = -1, .privileged = geteuid() == 0 };
-        if (read_long(SYSCTL_APPARMOR, &f->apparmor_userns) < 0)
-                f->apparmor_userns = -1;
-        f->seccomp_filtered = seccomp_filtered();
-}
-
-/* ---- preflight explanations --------------------------------------------------------- */
-
-/* What went wrong and, separately, the command that fixes it (doctor prints them apart). */
-typedef struct explanation {
-        char problem[600];
-        char fix[400];
-} explanation;
-
-static void explain(explanation *x, const char *fix, const char *fmt, ...) _printf_(3, 4);
-static void explain(explanation *x, const char *fix, const char *fmt, ...)
-{
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(x->problem, sizeof x->problem, fmt, ap);
-        va_end(ap);
-        snprintf(x->fix, sizeof x->fix, "%s", fix ? fix : "");
-}
-
-/* A sysctl that forbids user namespaces for this caller; false if none does. */
-static bool userns_sysctl_reason(explanation *x)
-{
-        long v;
-        bool unpriv = geteuid() != 0;
-
-        if (access("/proc/self/ns/user", F_OK) < 0) {
-                explain(x, "use a kernel built with CONFIG_USER_NS (Debian's is)",
-                        "this kernel has no user namespaces");
-                return true;
-        }
-        if (read_long(SYSCTL_MAX_USERNS, &v) == 0 && v == 0) {
-                explain(x, "run `sudo sysctl -w user.max_user_namespaces=15000` (and put it in "
-                           "/etc/sysctl.d/ to keep it)",
-                        "user namespaces are disabled: user.max_user_namespaces=0");
-                return true;
-        }
-        if (unpriv && read_long(SYSCTL_USERNS_CLONE, &v) == 0 && v == 0) {
-                explain(x, "run `sudo sysctl -w kernel.unprivileged_userns_clone=1` (and put it "
-                           "in /etc/sysctl.d/ to keep it)",
-                        "unprivileged user namespaces are disabled: "
-                        "kernel.unprivileged_userns_clone=0");
-                return true;
-        }
-        if (unpriv && read_long(SYSCTL_APPARMOR, &v) == 0 && v != 0) {
-                explain(x, "load acs-launch's AppArmor profile: `sudo apparmor_parser -r "
-                           "/etc/apparmor.d/acs-launch` (make install and the Debian package "
-                           "install it; contrib/apparmor/acs-launch), rather than turning the "
-                           "restriction off host-wide",
-                        "user namespaces are restricted by AppArmor: "
-                        "kernel.apparmor_restrict_unprivileged_userns=%ld", v);
-                return true;
-        }
-        return false;
-}
-
-static void userns_explain(int e, explanation *x)
-{
-        long v = -1;
-        acs_host_facts f;
-
-        if (userns_sysctl_reason(x))
-                return;
-        host_facts(&f);
-        if (acs_advice_container_seccomp(e, "creating a user namespace", &f, x->fix, sizeof x->fix)) {
-                snprintf(x->problem, sizeof x->problem, "denied (%s) by a container's seccomp filter",
-                         strerror(e));
-                return;
-        }
-        switch (e) {
-        case ENOSPC:
-                read_long(SYSCTL_MAX_USERNS, &v);
-                explain(x, "end other sandboxes, or raise the limit with `sudo sysctl -w "
-                           "user.max_user_namespaces=15000`",
-                        "the limit on user namespaces is reached (user.max_user_namespaces=%ld "
-                        "for this user, or 32 levels of nesting)", v);
-                return;
-        case EUSERS:
-                explain(x, "run acs-launch from a less nested container",
-                        "user namespaces are nested 32 deep already");
-                return;
-        case EPERM:
-        case EACCES:
-                explain(x, "run acs-launch on the host, or give the container a policy that "
-                           "allows unshare(CLONE_NEWUSER): on a host with AppArmor, "
-                           "--security-opt apparmor=unconfined (see contrib/containers/README.md)",
-                        "denied (%s) although no sysctl forbids it: acs-launch probably runs in "
-                        "a container or chroot whose policy blocks new user namespaces",
-                        strerror(e));
-                return;
-        case EINVAL:
-                explain(x, "use a kernel built with CONFIG_USER_NS (Debian's is)",
-                        "the kernel refused CLONE_NEWUSER (EINVAL)");
-                return;
-        default:
-                explain(x, "run `acs-launch doctor` to check the host", "%s", strerror(e));
-        }
-}
-
-static int fill(acs_error *err, int code, const char *stage, const char *what,
-                const explanation *x)
-{
-        if (err)
-                err->exit_status = 125;
-        return acs_error_set(err, code, stage, "%s: %s%s%s", what, x->problem, *x->fix ? "; " : "",
-                             x->fix);
-}
-
-int acs_preflight_userns_error(int errnum, acs_error *err)
-{
-        int e = errnum < 0 ? -errnum : errnum;
-        explanation x;
-        userns_explain(e, &x);
-        return fill(err, e ? -e : -EPERM, "userns", "cannot create the sandbox's user namespace",
-                    &x);
-}
-
-int acs_preflight_idmap_error(int errnum, const char *path, acs_error *err)
-{
-        acs_host_facts f;
-        char line[700];
-
-        host_facts(&f);
-        if (!acs_advice_idmap(errnum, path, &f, line, sizeof line))
-                return acs_error_errno(err, errnum < 0 ? errnum : -errnum, "userns", "writing %s", path);
-        if (err)
-                err->exit_status = 125;
-        return acs_error_set(err, errnum < 0 ? errnum : -errnum, "userns", "%s", line);
-}
-
-int acs_preflight_uts_error(int errnum, acs_error *err)
-{
-        acs_host_facts f;
-        char fix[400];
-        int e = errnum < 0 ? -errnum : errnum;
-
-        host_facts(&f);
-        if (!acs_advice_container_seccomp(e, "sethostname", &f, fix, sizeof fix))
-                return acs_error_errno(err, -e, "uts", "sethostname");
-        if (err)
-                err->exit_status = 125;
-        return acs_error_set(err, -e, "uts", "sethostname in the sandbox's UTS namespace: %s: %s",
-                             strerror(e), fix);
-}
-
-static bool fs_supported(const char *fs)
-{
-        char buf[4096];
-        if (acs_read_small_at(AT_FDCWD, "/proc/filesystems", buf, sizeof buf) < 0)
-                return true; /* unknown: do not accuse */
-        for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-                char *t = strrchr(l, '\t');
-                if (strcmp(t ? t + 1 : l, fs) == 0)
-                        return true;
-        }
-        return false;
-}
-
-static void overlay_explain(int e, explanation *x)
-{
-        struct utsname u;
-
-        if (uname(&u) < 0)
-                snprintf(u.release, sizeof u.release, "?");
-        if (userns_sysctl_reason(x))
-                return;
-        if (!fs_supported("overlay"))
-                explain(x, "run `sudo modprobe overlay` and add 'overlay' to "
-                           "/etc/modules-load.d/acs-launch.conf",
-                        "overlayfs is not available");
-        else if (kernel_older(5, 11))
-                explain(x, "upgrade the kernel",
-                        "kernel %s is older than 5.11, the first that mounts overlayfs in a user "
-                        "namespace (option userxattr)", u.release);
-        else if (e == EIO || e == EOPNOTSUPP)
-                explain(x, kernel_older(6, 6) ? "upgrade to kernel 6.6 or newer (tmpfs stores "
-                                                "user.* xattrs since 6.6)"
-                                              : "put the upper layer on tmpfs or ext4",
-                        "%s: the upper layer's filesystem does not store user.* extended "
-                        "attributes, so overlayfs cannot mark opaque directories", strerror(e));
-        else if (e == EPERM || e == EACCES)
-                explain(x, "allow the mount in the security module's policy, or run acs-launch on "
-                           "the host; `acs-launch doctor` checks the host",
-                        "%s: a security module (AppArmor, SELinux) or a container's policy denies "
-                        "the mount", strerror(e));
-        else if (e == EINVAL)
-                explain(x, "use a --workspace directory on an ordinary local filesystem (ext4, "
-                           "xfs, btrfs, tmpfs)",
-                        "overlayfs on kernel %s refused the options (lowerdir, upperdir, workdir, "
-                        "userxattr): the lower directory may be on a filesystem overlayfs cannot "
-                        "use (another overlay, FUSE, NFS) or be stacked too deep", u.release);
-        else
-                explain(x, "run `acs-launch doctor` to check the host", "%s", strerror(e));
-}
-
-int acs_preflight_overlay_error(int errnum, acs_error *err)
-{
-        int e = errnum < 0 ? -errnum : errnum;
-        explanation x;
-        overlay_explain(e, &x);
-        return fill(err, e ? -e : -EPERM, "overlay",
-                    "cannot mount the /workspace overlay inside the user namespace", &x);
-}
 
 /* ---- probes in a forked child ---------------------------------------------------------- */
 
@@ -501,7 +230,7 @@ static void sysctl_summary(char *buf, size_t size)
         buf[0] = '\0';
         for (size_t i = 0; i < ELEMENTSOF(ctl) && n < size; i++) {
                 long v;
-                if (read_long(ctl[i].path, &v) == 0)
+                if (acs_preflight_read_long(ctl[i].path, &v) == 0)
                         n += snprintf(buf + n, size - n, "%s%s=%ld", n ? ", " : "", ctl[i].name, v);
         }
 }
@@ -518,7 +247,7 @@ static bool check_userns(FILE *out)
 {
         probe_result r;
         char ctl[256], detail[1200];
-        explanation x;
+        acs_explanation x;
 
         sysctl_summary(ctl, sizeof ctl);
         run_probe(probe_userns, NULL, &r);
@@ -526,7 +255,7 @@ static bool check_userns(FILE *out)
                 snprintf(detail, sizeof detail, "can be created (%s)", ctl);
                 item(out, CHK_OK, "user namespaces", detail, NULL);
         } else {
-                userns_explain(r.err, &x);
+                acs_preflight_userns_explain(r.err, &x);
                 snprintf(detail, sizeof detail, "%s failed: %s", step_name(r.step), x.problem);
                 item(out, CHK_FAIL, "user namespaces", detail, x.fix);
         }
@@ -539,7 +268,7 @@ static bool check_userns(FILE *out)
                         item(out, CHK_OK, "user namespaces for unprivileged users",
                              "can be created (tried as uid 65534)", NULL);
                 else {
-                        userns_explain(u.err, &x);
+                        acs_preflight_userns_explain(u.err, &x);
                         snprintf(detail, sizeof detail, "%s failed (tried as uid 65534): %s",
                                  step_name(u.step), x.problem);
                         item(out, CHK_WARN, "user namespaces for unprivileged users", detail,
@@ -553,7 +282,7 @@ static bool check_uts(FILE *out)
 {
         probe_result r;
         char detail[1200];
-        explanation x;
+        acs_explanation x;
         acs_host_facts f;
 
         run_probe(probe_uts, NULL, &r);
@@ -562,11 +291,11 @@ static bool check_uts(FILE *out)
                      NULL);
                 return true;
         }
-        host_facts(&f);
+        acs_preflight_host_facts(&f);
         if (r.step < P_HOSTNAME)
-                userns_explain(r.err, &x);
+                acs_preflight_userns_explain(r.err, &x);
         else if (!acs_advice_container_seccomp(r.err, "sethostname", &f, x.fix, sizeof x.fix))
-                explain(&x, "allow sethostname in the sandbox's own UTS namespace in the security "
+                acs_preflight_explain(&x, "allow sethostname in the sandbox's own UTS namespace in the security "
                             "module's policy, or run acs-launch on the host",
                         "%s: a security module or a container's policy denies it", strerror(r.err));
         else
@@ -581,7 +310,7 @@ static bool check_overlay(FILE *out)
 {
         probe_result r;
         char detail[1200];
-        explanation x;
+        acs_explanation x;
 
         run_probe(probe_overlay, NULL, &r);
         if (r.step == 0) {
@@ -590,12 +319,12 @@ static bool check_overlay(FILE *out)
                 return true;
         }
         if (r.step <= P_GIDMAP)
-                userns_explain(r.err, &x);
+                acs_preflight_userns_explain(r.err, &x);
         else if (r.step >= P_OVERLAY)
                 /* a mount that works but cannot replace a lower directory lacks xattrs */
-                overlay_explain(r.step >= P_OPAQUE ? EIO : r.err, &x);
+                acs_preflight_overlay_explain(r.step >= P_OPAQUE ? EIO : r.err, &x);
         else
-                explain(&x, "run `acs-launch doctor` as another user to compare",
+                acs_preflight_explain(&x, "run `acs-launch doctor` as another user to compare",
                         "setting up the probe: %s", strerror(r.err));
         snprintf(detail, sizeof detail, "%s failed: %s", step_name(r.step), x.problem);
         item(out, CHK_FAIL, "overlayfs in a user namespace", detail, x.fix);
@@ -720,7 +449,7 @@ static void check_cgroup(FILE *out)
                 item(out, CHK_WARN, what, detail, unified ? fix_delegate : fix_unified);
                 return;
         }
-        if (!has_word(ctl, "memory") || !has_word(ctl, "pids")) {
+        if (!acs_preflight_has_word(ctl, "memory") || !acs_preflight_has_word(ctl, "pids")) {
                 snprintf(detail, sizeof detail,
                          "partly: each run gets its own cgroup under %s (placement, cgroup.kill), but "
                          "memory and processes stay rlimits (controllers there: %s)",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The function table exported by acs-scan.so (the only code that links
- * libpython). Shared by src/scan.c (the launcher side) and src/scan-py.c.
+ * libpython). Shared by src/scan-load.c (the launcher side) and src/scan-py.c.
  * Bump ACS_SCAN_ABI when any signature or struct the table uses changes:
  * a stale module from another build is refused instead of misread.
  */
@@ -24,3 +24,7 @@ typedef struct acs_scan_module {
         int (*scan)(const acs_profile *p, const char *src, size_t len, const char *filename, bool command,
                     acs_scan_result *ret, acs_error *err);
 } acs_scan_module;
+
+/* DIR/name of a scan module: $ACS_SCAN_MODULE_DIR, the build tree's .libs
+ * when this binary runs from it, else pkglibdir (scan.c). */
+int acs_scan_module_path(const char *name, char *buf, size_t size, acs_error *err);
