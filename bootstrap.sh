@@ -26,7 +26,7 @@ if [ "${1:-}" != "--no-deps" ]; then
         apt-get install -y -qq --no-install-recommends \
                 build-essential autoconf automake libtool pkg-config \
                 libcap-dev libseccomp-dev libmount-dev libinih-dev python3-dev \
-                libjson-c-dev nettle-dev libgit2-dev \
+                libjson-c-dev nettle-dev \
                 python3 util-linux git python3-jsonschema time procps iproute2 \
                 bubblewrap hyperfine ca-certificates \
                 python3-numpy python3-pandas python3-matplotlib python3-pytest python3-venv \

@@ -9,7 +9,7 @@
 # then times:
 #   - the diff in process (diff-tool bench: median of 200 collects; the first
 #     one also pays first-use page faults),
-#   - the diff with the patch (libgit2 loaded on first use),
+#   - the diff with the patch (made in process),
 #   - the whole diff-tool process (hyperfine), for scale,
 #   - `git status --porcelain` on a git checkout of the same tree with the
 #     same changes (hyperfine).

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The static acs-launch: the run path, linked from libacs-core.a, which
- * cannot dlopen. Its command table has what runs without libpython,
- * libgit2 or libmount; every other subcommand (check, mcp, doctor, apply)
+ * cannot dlopen. Its command table has what runs without libpython or
+ * libmount; every other subcommand (check, mcp, serve, doctor, apply)
  * is exec'd as acs-launch-full with the same arguments (full.c). When
  * acs-launch is not static, it is main-full.c's binary instead.
  */
