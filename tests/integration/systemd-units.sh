@@ -7,7 +7,7 @@
 . "$ACS_SRCDIR/tests/lib.sh"
 units=$ACS_SRCDIR/contrib/systemd
 
-for u in acs-launch-job.service acs-launch-mcp@.service; do
+for u in acs-launch-job.service acs-launch-mcp@.service acs-launch-serve.service; do
         is "$(grep -c '^Delegate=yes$' "$units/$u")" 1 "$u: Delegate=yes"
         bad=$(grep -E '^(ProtectKernelTunables|ProtectHostname|ProtectControlGroups|RestrictNamespaces|PrivateUsers|SystemCallFilter|ProtectProc|ProcSubset)=' "$units/$u")
         is "$bad" "" "$u sets none of the options that break sandboxes"
@@ -18,6 +18,7 @@ for u in acs-launch-job.service acs-launch-mcp@.service; do
         done
 done
 contains "$(cat "$units/acs-launch-mcp.socket")" "Accept=yes" "the MCP socket starts one server per connection"
+contains "$(cat "$units/acs-launch-serve.socket")" "SocketMode=0600" "the serve socket is the user's alone (0600)"
 
 if ! command -v systemd-analyze >/dev/null 2>&1; then
         skip "systemd-analyze is not installed (Debian: systemd)"
@@ -25,11 +26,13 @@ else
         # the units name /usr/bin/acs-launch (make install rewrites it to its
         # bindir): verify them with this build's binary in its place
         mkdir -p "$TMP/units"
-        for u in acs-launch-job.service acs-launch-mcp.socket acs-launch-mcp@.service; do
+        for u in acs-launch-job.service acs-launch-mcp.socket acs-launch-mcp@.service acs-launch-serve.socket \
+                acs-launch-serve.service; do
                 sed "s|/usr/bin/acs-launch|$ACS|g" "$units/$u" >"$TMP/units/$u"
         done
         cp "$TMP/units/acs-launch-mcp@.service" "$TMP/units/acs-launch-mcp@1.service"
-        for u in acs-launch-job.service acs-launch-mcp.socket acs-launch-mcp@1.service; do
+        for u in acs-launch-job.service acs-launch-mcp.socket acs-launch-mcp@1.service acs-launch-serve.socket \
+                acs-launch-serve.service; do
                 out=$(cd "$TMP/units" && SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no "$u" 2>&1)
                 rc=$?
                 # outside a booted systemd (CI's containers) verify may also
@@ -77,5 +80,36 @@ PY
         wait "$act" 2>/dev/null
         contains "$reply" '"serverInfo"' "acs-launch mcp answers initialize over the activated socket"
         contains "$reply" '"id":1' "the reply is to our request"
+
+        # serve as acs-launch-serve.socket starts it: one server takes the
+        # listening socket from systemd (LISTEN_FDS, Accept=no)
+        sock=$TMP/serve.sock
+        systemd-socket-activate -l "$sock" -E ACS_PROFILE_PATH -E ACS_SCAN_MODULE_DIR "$ACS" serve --pool 0 \
+                >"$TMP/serve.log" 2>&1 &
+        act=$!
+        i=0
+        while [ ! -S "$sock" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+        reply=$(python3 - "$sock" <<'PY'
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(30)
+s.connect(sys.argv[1])
+req = {"jsonrpc": "2.0", "id": 7, "method": "initialize",
+       "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                  "clientInfo": {"name": "systemd-units.sh", "version": "1"}}}
+s.sendall((json.dumps(req) + "\n").encode())
+buf = b""
+while b"\n" not in buf:
+    d = s.recv(65536)
+    if not d:
+        break
+    buf += d
+print(buf.decode().split("\n")[0])
+PY
+)
+        kill "$act" 2>/dev/null
+        wait "$act" 2>/dev/null
+        contains "$reply" '"serverInfo"' "acs-launch serve answers initialize on the socket systemd passes it"
+        contains "$reply" '"id":7' "serve: the reply is to our request"
 fi
 echo "1..$_tap_n"
