@@ -221,8 +221,10 @@ static int layer_bind(const acs_bind *b, int src_fd, const struct stat *st, int 
         const char *name = strrchr(b->src, '/') + 1;
         struct stat pst;
         if (parent_fd < 0 || *state < 0 || fstatat(parent_fd, name, &pst, AT_SYMLINK_NOFOLLOW) < 0 ||
-            !S_ISDIR(pst.st_mode) || pst.st_dev != st->st_dev || pst.st_ino != st->st_ino ||
-            mount_id(src_fd) == 0 || mount_id(src_fd) != mount_id(parent_fd))
+            !S_ISDIR(pst.st_mode) || pst.st_dev != st->st_dev || pst.st_ino != st->st_ino)
+                return 0;
+        uint64_t mnt = mount_id(src_fd);
+        if (mnt == 0 || mnt != mount_id(parent_fd))
                 return 0;
         snprintf(layer, sizeof layer, W "/l%d", b->layer);
         if (*state == 0) {
