@@ -49,21 +49,21 @@ else
         contains "$out" "Delegat" "systemd-analyze verify reports a misspelt option"
 fi
 
-# The MCP server over a socket, as acs-launch-mcp.socket runs it.
-if ! command -v systemd-socket-activate >/dev/null 2>&1; then
-        skip "systemd-socket-activate is not installed (Debian: systemd)"
-else
-        sock=$TMP/mcp.sock
-        systemd-socket-activate --inetd -a -l "$sock" -E ACS_PROFILE_PATH -E ACS_SCAN_MODULE_DIR "$ACS" mcp >"$TMP/activate.log" 2>&1 &
-        act=$!
-        i=0
-        while [ ! -S "$sock" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-        reply=$(python3 - "$sock" <<'PY'
+# activated_init SOCK ID ACTIVATE-ARGS...: start a server as a socket unit
+# does, send it MCP initialize with id ID, print the first reply line
+activated_init() {
+        _sock=$1 _id=$2
+        shift 2
+        systemd-socket-activate "$@" >"$_sock.log" 2>&1 &
+        _act=$!
+        _i=0
+        while [ ! -S "$_sock" ] && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+        python3 - "$_sock" "$_id" <<'PY'
 import json, socket, sys
 s = socket.socket(socket.AF_UNIX)
-s.settimeout(20)
+s.settimeout(30)
 s.connect(sys.argv[1])
-req = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+req = {"jsonrpc": "2.0", "id": int(sys.argv[2]), "method": "initialize",
        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                   "clientInfo": {"name": "systemd-units.sh", "version": "1"}}}
 s.sendall((json.dumps(req) + "\n").encode())
@@ -75,40 +75,23 @@ while b"\n" not in buf:
     buf += d
 print(buf.decode().split("\n")[0])
 PY
-)
-        kill "$act" 2>/dev/null
-        wait "$act" 2>/dev/null
+        kill "$_act" 2>/dev/null
+        wait "$_act" 2>/dev/null
+}
+
+if ! command -v systemd-socket-activate >/dev/null 2>&1; then
+        skip "systemd-socket-activate is not installed (Debian: systemd)"
+else
+        # the MCP server, as acs-launch-mcp.socket runs it (--inetd: Accept=yes)
+        reply=$(activated_init "$TMP/mcp.sock" 1 --inetd -a -l "$TMP/mcp.sock" -E ACS_PROFILE_PATH \
+                -E ACS_SCAN_MODULE_DIR "$ACS" mcp)
         contains "$reply" '"serverInfo"' "acs-launch mcp answers initialize over the activated socket"
         contains "$reply" '"id":1' "the reply is to our request"
 
         # serve as acs-launch-serve.socket starts it: one server takes the
         # listening socket from systemd (LISTEN_FDS, Accept=no)
-        sock=$TMP/serve.sock
-        systemd-socket-activate -l "$sock" -E ACS_PROFILE_PATH -E ACS_SCAN_MODULE_DIR "$ACS" serve --pool 0 \
-                >"$TMP/serve.log" 2>&1 &
-        act=$!
-        i=0
-        while [ ! -S "$sock" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-        reply=$(python3 - "$sock" <<'PY'
-import json, socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.settimeout(30)
-s.connect(sys.argv[1])
-req = {"jsonrpc": "2.0", "id": 7, "method": "initialize",
-       "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                  "clientInfo": {"name": "systemd-units.sh", "version": "1"}}}
-s.sendall((json.dumps(req) + "\n").encode())
-buf = b""
-while b"\n" not in buf:
-    d = s.recv(65536)
-    if not d:
-        break
-    buf += d
-print(buf.decode().split("\n")[0])
-PY
-)
-        kill "$act" 2>/dev/null
-        wait "$act" 2>/dev/null
+        reply=$(activated_init "$TMP/serve.sock" 7 -l "$TMP/serve.sock" -E ACS_PROFILE_PATH -E ACS_SCAN_MODULE_DIR \
+                "$ACS" serve --pool 0)
         contains "$reply" '"serverInfo"' "acs-launch serve answers initialize on the socket systemd passes it"
         contains "$reply" '"id":7' "serve: the reply is to our request"
 fi
