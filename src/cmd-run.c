@@ -58,10 +58,10 @@ static void print_findings(acs_outmark *mark, const acs_options *o, const acs_re
 
 /* The human summary after a run, on stderr (not with --json). */
 static void print_summary(acs_outmark *mark, const acs_options *o, const acs_profile *prof, const acs_report *rep,
-                          const acs_error *err)
+                          const acs_error *err, int r)
 {
         if (err)
-                acs_say(mark, "%s", err->msg[0] ? err->msg : strerror(-err->code));
+                acs_say(mark, "%s", acs_error_text(err, r));
         else if (rep->status == ACS_STATUS_ERROR && rep->error)
                 acs_say(mark, "%s", rep->error);
         if (rep->status == ACS_STATUS_TIMEOUT)
@@ -120,7 +120,7 @@ int acs_cmd_run(const acs_options *o)
         r = acs_run(&req, &rep, &err);
         status = acs_report_exit_status(&rep);
         if (!o->json)
-                print_summary(&mark, o, prof, &rep, r < 0 ? &err : NULL);
+                print_summary(&mark, o, prof, &rep, r < 0 ? &err : NULL, r);
         if (o->json || report_fd >= 0) {
                 _cleanup_free_ char *json = acs_report_to_string(&rep, false);
                 if (json && o->json)

@@ -100,6 +100,14 @@ int acs_error_errno(acs_error *err, int code, const char *stage, const char *fmt
         return code;
 }
 
+const char *acs_error_text(const acs_error *err, int r)
+{
+        if (err && err->msg[0])
+                return err->msg;
+        int code = err && err->code < 0 ? err->code : r;
+        return code < 0 ? strerror(-code) : "failed, and the failing step gave no reason (an internal error)";
+}
+
 static int check_output(const char *path, const struct stat *st, acs_error *err)
 {
         if (S_ISLNK(st->st_mode))

@@ -72,6 +72,10 @@ typedef struct acs_error {
 int acs_error_set(acs_error *err, int code, const char *stage, const char *fmt, ...) _printf_(4, 5);
 /* Like acs_error_set, appending ": strerror(-code)". */
 int acs_error_errno(acs_error *err, int code, const char *stage, const char *fmt, ...) _printf_(4, 5);
+/* What to tell the user about a failure: err's message; else the errno of
+ * err or, when a step returned r < 0 without filling err, of r; never
+ * strerror(0)'s "Success". */
+const char *acs_error_text(const acs_error *err, int r);
 
 /* Small kernel files (procfs, cgroupfs; dfd may be AT_FDCWD): read at most
  * size-1 bytes of dfd/name into buf, NUL-terminated, returning the length;

@@ -51,7 +51,7 @@ void acs_say(acs_outmark *mark, const char *fmt, ...)
 
 void acs_print_error(const acs_error *err)
 {
-        acs_say(NULL, "%s", err->msg[0] ? err->msg : strerror(-err->code));
+        acs_say(NULL, "%s", acs_error_text(err, 0));
 }
 
 /* With --json, a failure before the run (usage, profile, output file) is still one report. */
@@ -67,7 +67,7 @@ int acs_fail_before_run(const acs_options *o, const acs_error *err)
 {
         acs_print_error(err);
         if (o->json)
-                print_error_report(err->msg[0] ? err->msg : strerror(-err->code));
+                print_error_report(acs_error_text(err, 0));
         return 125;
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Table-driven tests of the pure argv parser. */
+#include <errno.h>
 #include <string.h>
 
 #include "../tap.h"
@@ -120,8 +121,23 @@ static const struct {
         { A("--http", "8080", "x.py"), 0, ACS_CMD_RUN, "does not apply" },
 };
 
+/* acs_error_text: never strerror(0)'s "Success" for a failure */
+static void test_error_text(void)
+{
+        acs_error e = { 0 };
+        ok(strcmp(acs_error_text(&e, -ENOMEM), strerror(ENOMEM)) == 0,
+           "a bare -ENOMEM with an empty record says what failed");
+        ok(strstr(acs_error_text(&e, 0), "Success") == NULL && acs_error_text(&e, 0)[0],
+           "an empty record and no errno: not \"Success\", not empty");
+        acs_error_set(&e, -EPERM, "x", "refused here");
+        is_str(acs_error_text(&e, -ENOMEM), "refused here", "the record's own message first");
+        e.msg[0] = '\0';
+        ok(strcmp(acs_error_text(&e, -ENOMEM), strerror(EPERM)) == 0, "then the record's errno, then the step's");
+}
+
 int main(void)
 {
+        test_error_text();
         for (size_t i = 0; i < ELEMENTSOF(table); i++) {
                 acs_options o;
                 acs_error e;
