@@ -25,6 +25,7 @@
  * native numbers, so any other ABI would see none of them.
  */
 #include <errno.h>
+#include <signal.h>
 #include <linux/sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -365,8 +366,10 @@ size_t acs_filter_unbounded_names(const acs_filter_opts *o, const char *ret[stat
 
 /*
  * pid 1's own filter, loaded on top of the program's once the program runs.
- * Init only reaps (wait4), reports (sendto) and exits; the fast path's init
- * also execs acs-init (execveat), which clears its dumpable flag (prctl).
+ * Init only reaps (wait4), ends what is left once the program has ended
+ * (kill(-1, SIGKILL): every process of its pid namespace but itself),
+ * reports (sendto) and exits; the fast path's init also execs acs-init
+ * (execveat), which clears its dumpable flag (prctl).
  * Anything else kills it, and with it the whole sandbox: a pid 1 that does
  * anything else has been taken over.
  */
@@ -388,6 +391,11 @@ int acs_filter_build_init(bool exec, scmp_filter_ctx *ret, acs_error *err)
                 r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 2,
                                      SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, PR_SET_DUMPABLE),
                                      SCMP_A1(SCMP_CMP_EQ, 0));
+        /* kill(-1, SIGKILL) only; pid and signal are ints */
+        if (r >= 0)
+                r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(kill), 2,
+                                     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, 0xffffffffu),
+                                     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, SIGKILL));
         if (r >= 0 && exec)
                 r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(execveat), 0);
         if (r < 0) {

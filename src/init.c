@@ -4,9 +4,10 @@
  * child sets the sandbox up inside the launcher's own address space (a
  * vfork-style clone: no page tables copied), starts the program, and then
  * execs this tiny freestanding binary, which releases the launcher and
- * stays behind as init: it reaps every process and reports the program's
- * wait status on the sync socket, then exits -- and the kernel kills what is
- * left in the pid namespace.
+ * stays behind as init: it reaps every process; when the program has ended
+ * it kills what is left in the pid namespace, reaps it, reports the
+ * program's wait status and the sandbox's usage on the sync socket
+ * (sync-proto.h), then exits.
  *
  *   acs-init SYNC_FD PROGRAM_PID
  *
@@ -18,11 +19,15 @@
  * the kernel makes the new image non-dumpable in the exec itself -- there
  * is no window in which /proc/1/mem could be opened. It starts under the
  * program's seccomp filter plus init's own, which allows only wait4,
- * sendto, prctl(PR_SET_DUMPABLE, 0) and exit (src/filter-rules.c).
+ * sendto, kill(-1, SIGKILL), prctl(PR_SET_DUMPABLE, 0) and exit
+ * (src/filter-rules.c).
  */
 #include "sync-proto.h"
 
 #define SYS_sendto 44
+#define SYS_kill 62
+#define SIGKILL 9
+#define ECHILD 10
 #define SYS_exit_group 231
 #define SYS_wait4 61
 #define SYS_prctl 157
@@ -67,26 +72,41 @@ __attribute__((noreturn, used)) void acs_init_main(long *sp)
         long fd = argc > 2 ? to_long(argv[1]) : -1, pid = argc > 2 ? to_long(argv[2]) : -1;
         if (fd < 0 || pid <= 0)
                 sys6(SYS_exit_group, 125, 0, 0, 0, 0, 0);
+        int pstatus = 0, ended = 0;
+        long long pcpu = 0, usr = 0, sys = 0, rss = 0;
         for (;;) {
                 int status = 0;
-                long ru[18]; /* struct rusage: utime, stime (timevals), 14 longs */
+                long ru[18]; /* struct rusage: utime, stime (timevals), maxrss, 13 more longs */
                 long r = sys6(SYS_wait4, -1, (long)&status, WALL, (long)ru, 0, 0);
                 if (r == -EINTR)
                         continue;
+                if (r == -ECHILD && ended)
+                        break;
                 if (r < 0)
                         sys6(SYS_exit_group, 125, 0, 0, 0, 0, 0);
+                usr += ru[0] * 1000000LL + ru[1];
+                sys += ru[2] * 1000000LL + ru[3];
+                if (ru[4] > rss)
+                        rss = ru[4];
                 if (r == pid) {
-                        unsigned char msg[ACS_MSG_STATUS_LEN] = { ACS_MSG_STATUS };
-                        long long cpu = (ru[0] + ru[2]) * 1000000LL + ru[1] + ru[3];
-                        unsigned char *p = (unsigned char *)&status, *q = (unsigned char *)&cpu;
-                        for (int i = 0; i < 4; i++)
-                                msg[1 + i] = p[i];
-                        for (int i = 0; i < 8; i++)
-                                msg[5 + i] = q[i];
-                        sys6(SYS_sendto, fd, (long)msg, sizeof msg, MSG_NOSIGNAL, 0, 0);
-                        sys6(SYS_exit_group, 0, 0, 0, 0, 0, 0);
+                        pstatus = status;
+                        pcpu = (ru[0] + ru[2]) * 1000000LL + ru[1] + ru[3];
+                        ended = 1;
+                        /* the program's end is the sandbox's: nothing may
+                         * touch the workspace once the launcher is told */
+                        sys6(SYS_kill, -1, SIGKILL, 0, 0, 0, 0);
                 }
         }
+        unsigned char msg[ACS_MSG_STATUS_LEN] = { ACS_MSG_STATUS };
+        long long v[4] = { pcpu, usr, sys, rss };
+        unsigned char *p = (unsigned char *)&pstatus, *q = (unsigned char *)v;
+        for (int i = 0; i < 4; i++)
+                msg[1 + i] = p[i];
+        for (int i = 0; i < 32; i++)
+                msg[5 + i] = q[i];
+        sys6(SYS_sendto, fd, (long)msg, sizeof msg, MSG_NOSIGNAL, 0, 0);
+        sys6(SYS_exit_group, 0, 0, 0, 0, 0, 0);
+        __builtin_unreachable();
 }
 
 __asm__(".text\n"

@@ -303,13 +303,16 @@ _noreturn_ static void pool_worker(const acs_pool *pl, size_t prof, int call_fd,
                 res = run_warm(w, &ro, p, pl->policy, &c, cancel_fd);
         else {
                 acs_run_warm_free(w);
+                w = NULL;
                 res = acs_mcp_execute(pl->opts, pl->policy, &c, cancel_fd);
         }
-        w = NULL;
         line = res ? acs_jrpc_to_line(res) : NULL;
-        if (!line || acs_write_all(result_fd, line, strlen(line)) < 0 || acs_write_all(result_fd, "\n", 1) < 0)
-                _exit(1);
-        _exit(0);
+        int st = !line || acs_write_all(result_fd, line, strlen(line)) < 0 ||
+                 acs_write_all(result_fd, "\n", 1) < 0;
+        /* the result is out: now wait for the sandbox's teardown (init's
+         * exit), which no longer delays the call */
+        acs_run_warm_free(w);
+        _exit(st);
 }
 
 /* ---- a session's worker ------------------------------------------------ */

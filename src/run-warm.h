@@ -23,7 +23,7 @@ struct acs_run_warm {
         acs_shield *shield;
         acs_input in;
         sigset_t old;
-        bool masked, ended;
+        bool masked, reported, ended;
         struct timespec run_start;
         double t0, t_spawn;
         acs_report rep;

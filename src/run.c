@@ -447,7 +447,8 @@ static int run_finish(acs_run_warm *c, acs_error *err)
                 acs_sandbox_kill(&c->sb);
                 goto out;
         }
-        /* nothing of the sandbox is left: give the caller's terminal back
+        /* nothing of the sandbox runs any more (init, exiting, holds no fd
+         * but the sync socket): give the caller's terminal back
          * before anything more is printed on it */
         acs_input_close(&c->in);
         classify(rep, &so);
@@ -514,14 +515,14 @@ out:
         return r;
 }
 
-/* Whatever happened: the report's error, then nothing of the run is left. */
-static void run_end(acs_run_warm *c, int r, acs_error *err)
+/* Whatever happened: the report's error and wall time. */
+static void run_report(acs_run_warm *c, int r, acs_error *err)
 {
         acs_report *rep = &c->rep;
 
-        if (c->ended)
+        if (c->reported)
                 return;
-        c->ended = true;
+        c->reported = true;
         /* a terminating signal that arrived now still counts (the caller re-raises it) */
         if (c->masked)
                 sigprocmask(SIG_SETMASK, &c->old, NULL);
@@ -534,8 +535,22 @@ static void run_end(acs_run_warm *c, int r, acs_error *err)
                 free(rep->error);
                 rep->error = strdup(err && err->msg[0] ? err->msg : strerror(-r));
         }
+}
+
+/* Then nothing of the run is left: init reaped (its exit, which tears the
+ * sandbox's mounts down, may still run when the report is made: see
+ * sync-proto.h), the cgroup removed, every fd closed. */
+static void run_release(acs_run_warm *c)
+{
+        if (c->ended)
+                return;
+        c->ended = true;
+        bool had_init = c->sb.pid > 0;
         acs_sandbox_kill(&c->sb);
         acs_sandbox_close(&c->sb);
+        if (had_init && c->p.cfg.verbose)
+                fprintf(stderr, "acs-launch: %8.3f ms  init gone: nothing of the sandbox is left\n",
+                        acs_now_ms() - c->t0);
         acs_input_close(&c->in); /* after init is reaped: the program cannot change it any more */
         acs_cgroup_destroy(&c->cg); /* after init is reaped: nothing is left in it */
         acs_shield_free(c->shield);
@@ -550,6 +565,12 @@ static void run_end(acs_run_warm *c, int r, acs_error *err)
         c->modfd = c->sigfd = c->trace_fd = c->patch_fd = -1;
         acs_plan_done(&c->p);
         acs_host_facts_done(&c->facts);
+}
+
+static void run_end(acs_run_warm *c, int r, acs_error *err)
+{
+        run_report(c, r, err);
+        run_release(c);
 }
 
 int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
@@ -623,7 +644,9 @@ int acs_run_warm_finish(acs_run_warm *w, const char *code, size_t len, double ti
         int r = send_warm_call(w->scanp[0], w->req.profile, code, len, err);
         if (r >= 0)
                 r = run_finish(w, err);
-        run_end(w, r, err);
+        /* the report is whole; acs_run_warm_free() reaps init after the
+         * caller has sent it */
+        run_report(w, r, err);
         *rep = w->rep;
         w->rep = (acs_report){ 0 };
         return r;

@@ -51,7 +51,9 @@ int acs_run_dry(const acs_run_request *req, FILE *out, bool json, acs_error *err
  * it the code: it is scanned, run and reported exactly as acs_run() would,
  * with the timeout counted from the hand-over. req's profile and options
  * must outlive the warm run. A warm run serves one call; free it after
- * finish, or instead of finish to destroy an unused one.
+ * finish, or instead of finish to destroy an unused one. Finish returns
+ * when the report is whole, which may be before init's exit has torn the
+ * sandbox down: free reaps it (send the report first).
  */
 typedef struct acs_run_warm acs_run_warm;
 int acs_run_warm_start(const acs_run_request *req, acs_run_warm **ret, acs_error *err);

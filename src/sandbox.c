@@ -55,13 +55,18 @@ static void send_started(int fd)
         (void)!send(fd, buf, sizeof buf, MSG_NOSIGNAL);
 }
 
-static void send_status(int fd, int32_t status, const struct rusage *ru)
+static int64_t tv_us(struct timeval tv)
+{
+        return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
+}
+
+/* The program's status and CPU, and the whole sandbox's usage (sync-proto.h). */
+static void send_status(int fd, int32_t status, int64_t cpu, const int64_t usage[3])
 {
         char buf[ACS_MSG_STATUS_LEN] = { ACS_MSG_STATUS };
-        int64_t cpu = (int64_t)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000 + ru->ru_utime.tv_usec +
-                      ru->ru_stime.tv_usec;
         memcpy(buf + 1, &status, sizeof status);
         memcpy(buf + 1 + sizeof status, &cpu, sizeof cpu);
+        memcpy(buf + 1 + sizeof status + sizeof cpu, usage, 3 * sizeof *usage);
         (void)!send(fd, buf, sizeof buf, MSG_NOSIGNAL);
 }
 
@@ -111,15 +116,18 @@ int acs_sandbox_read_msg(acs_sandbox *sb, int *ret_status, int64_t *ret_cpu_us, 
                 return ACS_MSG_ERROR;
         case ACS_MSG_STATUS: {
                 int32_t st;
-                int64_t cpu;
+                int64_t cpu, usage[3];
                 if (n != ACS_MSG_STATUS_LEN)
                         return -EBADMSG;
                 memcpy(&st, buf + 1, sizeof st);
                 memcpy(&cpu, buf + 1 + sizeof st, sizeof cpu);
+                memcpy(usage, buf + 1 + sizeof st + sizeof cpu, sizeof usage);
                 if (ret_status)
                         *ret_status = st;
                 if (ret_cpu_us)
                         *ret_cpu_us = cpu;
+                sb->ended = (acs_sandbox_usage){ .valid = true, .user_us = usage[0], .sys_us = usage[1],
+                                                 .max_rss_kb = usage[2] };
                 return ACS_MSG_STATUS;
         }
         case ACS_MSG_STARTED:
@@ -479,25 +487,39 @@ static _noreturn_ void exec_init(child_ctx *c, int init_fd, pid_t program)
 }
 
 /*
- * pid 1 where no acs-init is built in (not x86-64): reap everything, report
- * the program's wait status and CPU time, exit (and the kernel ends the pid
- * namespace). The same steps as src/init.c.
+ * pid 1 where no acs-init is built in (not x86-64): reap everything; once
+ * the program has ended, kill the rest, reap it, report the program's wait
+ * status and CPU time and the sandbox's usage, exit. The same steps as
+ * src/init.c (see sync-proto.h for why nothing may be left).
  */
 static _noreturn_ void reap_loop(child_ctx *c, pid_t program)
 {
+        int32_t pstatus = 0;
+        int64_t pcpu = 0, usage[3] = { 0 };
+        bool ended = false;
         for (;;) {
                 int st;
                 struct rusage ru;
                 pid_t p = wait4(-1, &st, __WALL, &ru);
                 if (p < 0 && errno == EINTR)
                         continue;
+                if (p < 0 && errno == ECHILD && ended)
+                        break;
                 if (p < 0)
                         _exit(125);
+                usage[0] += tv_us(ru.ru_utime);
+                usage[1] += tv_us(ru.ru_stime);
+                if (ru.ru_maxrss > usage[2])
+                        usage[2] = ru.ru_maxrss;
                 if (p == program) {
-                        send_status(c->sync_fd, st, &ru);
-                        _exit(0);
+                        pstatus = st;
+                        pcpu = tv_us(ru.ru_utime) + tv_us(ru.ru_stime);
+                        ended = true;
+                        kill(-1, SIGKILL);
                 }
         }
+        send_status(c->sync_fd, pstatus, pcpu, usage);
+        _exit(0);
 }
 
 /*

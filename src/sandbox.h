@@ -72,6 +72,12 @@ typedef enum {
         ACS_SHM_DENIED,     /* nothing bounds it here: the syscalls fail with EPERM */
 } acs_shm_bound;
 
+/* The whole sandbox's usage, from init's status message (sync-proto.h). */
+typedef struct acs_sandbox_usage {
+        bool valid;
+        int64_t user_us, sys_us, max_rss_kb;
+} acs_sandbox_usage;
+
 typedef struct acs_sandbox {
         pid_t pid;              /* the sandbox init (pid 1 inside) */
         int pidfd;
@@ -83,6 +89,9 @@ typedef struct acs_sandbox {
         /* the layers this sandbox got (the report's confinement object) */
         int landlock_abi;       /* 0: none (the kernel has no Landlock) */
         acs_shm_bound memfd, sysv;
+        /* set with the program's status: from then on nothing of the
+         * sandbox runs but init, which is exiting (it is still reaped) */
+        acs_sandbox_usage ended;
 } acs_sandbox;
 
 
@@ -94,7 +103,7 @@ bool acs_sandbox_fast_clone(void);
 bool acs_sandbox_init_image(void);
 int acs_sandbox_spawn(const acs_sandbox_cfg *cfg, acs_sandbox *ret, acs_error *err);
 /* Read one message; returns its type, 0 on EOF, -errno. Fills status (+ the
- * program's CPU µs)/err/fds as applicable. */
+ * program's CPU µs, and sb->ended)/err/fds as applicable. */
 int acs_sandbox_read_msg(acs_sandbox *sb, int *ret_status, int64_t *ret_cpu_us, acs_error *ret_err);
 void acs_sandbox_kill(acs_sandbox *sb);
 void acs_sandbox_close(acs_sandbox *sb);

@@ -220,7 +220,10 @@ int acs_supervise(const acs_supervise_in *in, acs_supervise_out *out, acs_error 
                                                                   (int)sysconf(_SC_NPROCESSORS_ONLN)) / 1e3)) < 0)
                 return acs_error_errno(err, cpu_timer, "supervise", "timerfd");
 
-        while (out_open || err_open || !dead || scan_open) {
+        /* the loop ends when the output is read and the sandbox has ended:
+         * init gone, or its status message (nothing but init is left, and
+         * init, exiting, is reaped by the caller) */
+        while (out_open || err_open || !(dead || out->have_status) || scan_open) {
                 for (int i = 0; i < PF_MAX; i++)
                         p[i] = (struct pollfd){ .fd = -1, .events = POLLIN };
                 if (out_open)
@@ -229,7 +232,7 @@ int acs_supervise(const acs_supervise_in *in, acs_supervise_out *out, acs_error 
                         p[PF_ERR].fd = in->err_fd;
                 if (sync_open)
                         p[PF_SYNC].fd = in->sb->sync_fd;
-                if (!dead) {
+                if (!dead && !out->have_status) {
                         p[PF_PID].fd = in->sb->pidfd;
                         p[PF_TIMER].fd = timer;
                         p[PF_CANCEL].fd = in->cancel_fd;
@@ -238,7 +241,7 @@ int acs_supervise(const acs_supervise_in *in, acs_supervise_out *out, acs_error 
                 p[PF_SIG].fd = in->signal_fd;
                 if (scan_open)
                         p[PF_SCAN].fd = in->scan_fd;
-                if (in->input && !dead)
+                if (in->input && !dead && !out->have_status)
                         acs_input_pollfd(in->input, &p[PF_STDIN]);
 
                 if (poll(p, PF_MAX, -1) < 0) {
@@ -260,7 +263,7 @@ int acs_supervise(const acs_supervise_in *in, acs_supervise_out *out, acs_error 
                         bool had = out->have_status;
                         sync_open = handle_msg(in->sb, out, t0, &t_start);
                         if (!had && out->have_status)
-                                trace(in, "program ended");
+                                trace(in, "program ended, the rest killed and reaped");
                 }
                 if (p[PF_SIG].revents) {
                         struct signalfd_siginfo si;
@@ -294,6 +297,13 @@ int acs_supervise(const acs_supervise_in *in, acs_supervise_out *out, acs_error 
                                 dead = true;
                         }
                 }
+        }
+        if (in->sb->ended.valid) {
+                /* the sandbox's usage as init counted it (sync-proto.h) */
+                const acs_sandbox_usage *u = &in->sb->ended;
+                out->ru.ru_utime = (struct timeval){ u->user_us / 1000000, u->user_us % 1000000 };
+                out->ru.ru_stime = (struct timeval){ u->sys_us / 1000000, u->sys_us % 1000000 };
+                out->ru.ru_maxrss = u->max_rss_kb;
         }
         if (scan)
                 out->scan_line = TAKE_PTR(scan);

@@ -666,6 +666,9 @@ static void init_filter_tests(void)
                 { __NR_io_uring_setup, 0, 0, false, false }, { __NR_keyctl, 0, 0, false, false },
                 { __NR_socket, AF_PACKET, 0, false, false }, { __NR_unshare, 0, 0, false, false },
                 { __NR_ptrace, 0, 0, false, false },     { __NR_write, 1, 0, false, false },
+                { __NR_kill, (uint32_t)-1, SIGKILL, false, true }, { __NR_kill, 0xffffffffffffffffull, SIGKILL, true, true },
+                { __NR_kill, (uint32_t)-1, SIGTERM, false, false }, { __NR_kill, 2, SIGKILL, false, false },
+                { __NR_kill, 0, SIGKILL, false, false },  { __NR_tkill, 2, SIGKILL, false, false },
         };
         for (size_t i = 0; i < ELEMENTSOF(t); i++) {
                 struct sock_fprog p;
