@@ -139,6 +139,33 @@ static int write_manifest(int dfd, const acs_changes *c, const char *patch_sha)
 }
 
 /* Create dir (0700, not there before) and open it: ours alone, or an error. */
+int acs_keep_check(const char *dir, acs_error *err)
+{
+        _cleanup_free_ char *parent = strdup(dir);
+        struct stat st;
+        if (!parent)
+                return acs_error_set(err, -ENOMEM, "keep", "out of memory");
+        if (lstat(dir, &st) == 0 || errno != ENOENT)
+                return acs_error_errno(err, errno == 0 || errno == ENOENT ? -EEXIST : -errno, "keep",
+                                       "cannot create %s%s", dir,
+                                       errno == 0 || errno == ENOENT ? ": it exists (--keep creates its directory "
+                                                                      "itself; give a new path)" : "");
+        char *slash = strrchr(parent, '/');
+        if (!slash)
+                strcpy(parent, ".");
+        else if (slash == parent)
+                parent[1] = '\0';
+        else
+                *slash = '\0';
+        if (stat(parent, &st) < 0)
+                return acs_error_errno(err, -errno, "keep", "cannot create %s: its directory %s", dir, parent);
+        if (!S_ISDIR(st.st_mode))
+                return acs_error_set(err, -ENOTDIR, "keep", "cannot create %s: %s is not a directory", dir, parent);
+        if (access(parent, W_OK | X_OK) < 0)
+                return acs_error_errno(err, -errno, "keep", "cannot create %s in %s", dir, parent);
+        return 0;
+}
+
 static int make_keep_dir(const char *dir, acs_error *err)
 {
         _cleanup_close_ int dfd = -1;

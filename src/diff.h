@@ -329,6 +329,10 @@ bool acs_path_is_safe(const char *path);
  * sockets and devices are listed, not copied.
  */
 int acs_keep_layer(int upper_fd, const acs_changes *c, const char *dir, acs_error *err);
+/* Before the run: dir does not exist yet and its parent is a directory we
+ * may create it in, so that a refused --keep costs no run (the creation
+ * after the run still refuses one that appeared since). */
+int acs_keep_check(const char *dir, acs_error *err);
 /*
  * Load a kept layer for apply: refuses (-errno, err filled) a directory that
  * is not the caller's alone (keep-load.c), and one whose tree/, manifest and

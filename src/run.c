@@ -363,6 +363,8 @@ static int run_begin(acs_run_warm *c, acs_error *err)
         if (req->opts && req->opts->patch && strcmp(req->opts->patch, "-") != 0 &&
             (r = c->patch_fd = acs_open_output(req->opts->patch, err)) < 0)
                 return r;
+        if (req->opts && req->opts->keep && (r = acs_keep_check(req->opts->keep, err)) < 0)
+                return r;
         if (scan && !req->warm && (r = send_scan_policy(c->scanp[0], prof, p, err)) < 0)
                 return r;
         acs_run_fill_limits(rep, p);

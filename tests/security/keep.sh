@@ -71,6 +71,15 @@ keep_run "$TMP/klink"
 is "$?" 125 "--keep refuses a symlink"
 contains "$(cat "$TMP/keep.err")" "cannot create $TMP/klink: it exists" "--keep: the refusal names the symlink"
 
+# --- a refused --keep costs no run: checked before the sandbox exists ----------------
+"$ACS" --keep "$TMP/pre" -c 'print("RAN")' >"$TMP/keep.out" 2>"$TMP/keep.err" </dev/null
+is "$?" 125 "--keep to an existing directory: refused"
+is "$(cat "$TMP/keep.out")" "" "--keep to an existing directory: refused before the program ran"
+"$ACS" --keep "$TMP/no/such/k" -c 'print("RAN")' >"$TMP/keep.out" 2>"$TMP/keep.err" </dev/null
+is "$?" 125 "--keep below a missing directory: refused"
+is "$(cat "$TMP/keep.out")" "" "--keep below a missing directory: refused before the program ran"
+contains "$(cat "$TMP/keep.err")" "its directory $TMP/no/such" "--keep below a missing directory: the message names it"
+
 # --- apply refuses a keep directory others can write, or another user's -------------
 keep_run "$P/k1"
 cp -a "$P/k1" "$P/k1copy"
