@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The MCP server's table of sessions (mcp-session.h). */
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -8,8 +9,12 @@
 
 #include <json-c/json.h>
 
+#include "mcp-files.h"
 #include "mcp-session.h"
 #include "pool.h"
+
+/* How long a call's line may take to go into an idle worker (which may still be making its sandbox). */
+#define SESSION_SEND_MS 10000
 
 typedef struct mcp_sess {
         struct mcp_sess *next;
@@ -77,6 +82,32 @@ static void end(mcp_sess *s)
         s->closing = true;
 }
 
+bool acs_sessions_exists(acs_sessions *S, const char *id)
+{
+        return S && id && find(S, id);
+}
+
+/* Write the call's line whole; a long one (a file for write_file) waits for the worker to read it. */
+static int send_line(int fd, const char *line, size_t len)
+{
+        uint64_t deadline = now_ms() + SESSION_SEND_MS;
+        for (size_t off = 0; off < len;) {
+                ssize_t n = write(fd, line + off, len - off);
+                if (n > 0) {
+                        off += (size_t)n;
+                        continue;
+                }
+                if (n < 0 && errno != EAGAIN && errno != EINTR)
+                        return -errno;
+                uint64_t now = now_ms();
+                if (now >= deadline)
+                        return -ETIMEDOUT;
+                struct pollfd p = { .fd = fd, .events = POLLOUT };
+                (void)poll(&p, 1, (int)(deadline - now));
+        }
+        return 0;
+}
+
 int acs_sessions_call(acs_sessions *S, const char *id, const acs_mcp_call *c, pid_t *pid, int *out_fd)
 {
         mcp_sess *s = find(S, id);
@@ -106,12 +137,11 @@ int acs_sessions_call(acs_sessions *S, const char *id, const acs_mcp_call *c, pi
         if (r < 0)
                 return r;
         size_t len = strlen(line);
-        int cap = fcntl(s->call_fd, F_GETPIPE_SZ);
-        if (cap < 0 || len + 1 > (size_t)cap)
-                return -E2BIG;
         line[len] = '\n';
-        if (write(s->call_fd, line, len + 1) != (ssize_t)(len + 1))
-                return -EIO;
+        if ((r = send_line(s->call_fd, line, len + 1)) < 0) {
+                end(s); /* a worker that takes no call: the session is over */
+                return r;
+        }
         int fd = fcntl(s->out_fd, F_DUPFD_CLOEXEC, 3);
         if (fd < 0)
                 return -errno;
@@ -228,6 +258,7 @@ void acs_sessions_describe(struct json_object *list)
                         json_object_object_add(props, "session", json_tokener_parse(session_prop));
         }
         json_object_array_add(tools, json_tokener_parse(close_session_tool));
+        acs_files_describe(list);
 }
 
 /* The closing tool's result: structuredContent {"session": ID, "closed": true}. */

@@ -29,6 +29,8 @@ bool acs_session_id_valid(const char *id);
  * -EUSERS: --max-sessions reached; other -errno: it could not start.
  */
 int acs_sessions_call(acs_sessions *S, const char *id, const acs_mcp_call *c, pid_t *pid, int *out_fd);
+/* Is there a session id (not closing)? */
+bool acs_sessions_exists(acs_sessions *S, const char *id);
 /* The call that session worker pid ran has been answered. */
 void acs_sessions_call_done(acs_sessions *S, pid_t pid);
 /* End session id (close_session): 0, or -ENOENT. */
@@ -47,5 +49,5 @@ struct json_object;
 int acs_sessions_take(acs_sessions *S, const acs_options *o, struct json_object *params, char **ret, char *msg,
                       size_t size);
 struct json_object *acs_sessions_closed_result(const char *id);
-/* execute_python's "session" argument and the close_session tool, into a tools/list result. */
+/* execute_python's "session" argument and the close_session, write_file and read_file tools, into a tools/list result. */
 void acs_sessions_describe(struct json_object *list);

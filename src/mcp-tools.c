@@ -312,6 +312,7 @@ void acs_mcp_call_done(acs_mcp_call *c)
         free(c->profile);
         free(c->cwd);
         acs_strv_free(c->env);
+        free(c->path);
         *c = (acs_mcp_call){ 0 };
 }
 

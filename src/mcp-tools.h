@@ -19,7 +19,10 @@ struct json_object;
 /* The most of a patch a result carries, JSON-encoded ("patch": true); the rest is cut at a file boundary. */
 #define ACS_MCP_PATCH_CAP (64u << 10)
 
-typedef enum { ACS_TOOL_PYTHON, ACS_TOOL_COMMAND, ACS_TOOL_INSPECT } acs_mcp_tool;
+typedef enum {
+        ACS_TOOL_PYTHON, ACS_TOOL_COMMAND, ACS_TOOL_INSPECT,
+        ACS_TOOL_WRITE_FILE, ACS_TOOL_READ_FILE /* a session's files (mcp-files.c) */
+} acs_mcp_tool;
 
 typedef struct acs_mcp_call {
         acs_mcp_tool tool;
@@ -36,6 +39,9 @@ typedef struct acs_mcp_call {
         /* execute_command: */
         char *cwd;      /* NULL, or the working directory: "/workspace" or below it, no ".." */
         char **env;     /* NULL, or "NAME=VALUE" entries (acs_mcp_env_check) */
+        /* write_file, read_file: the path; code is write_file's content as the client sent it */
+        char *path;
+        bool base64;    /* "encoding": "base64" (else UTF-8 text) */
 } acs_mcp_call;
 
 /* Bounds on execute_command's "env": what a call may add to the sandbox's environment. */

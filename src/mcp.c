@@ -39,6 +39,7 @@
 #include "mcp.h"
 #include "mcp-out.h"
 #include "mcp-policy.h"
+#include "mcp-files.h"
 #include "mcp-session.h"
 #include "mcp-worker.h"
 #include "pool.h"
@@ -500,7 +501,15 @@ static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
                 job_free(j);
                 return;
         }
-        r = acs_mcp_parse_call(&s->policy, m->params, &j->call, &code, msg, sizeof(msg));
+        /* write_file, read_file: a session's files (mcp-files.h); their argument errors are the model's to read */
+        if ((r = acs_files_parse(s->sessions, j->session, m->params, &j->call, msg, sizeof msg)) < 0) {
+                reply_result(s, m->id_json, r == -ENOMEM ? acs_mcp_error_result("Out of memory")
+                                                         : acs_mcp_error_result(msg));
+                job_free(j);
+                return;
+        }
+        if (r == 0)
+                r = acs_mcp_parse_call(&s->policy, m->params, &j->call, &code, msg, sizeof(msg));
         /* The server's policy refusing a profile or a timeout is for the model to read, in any version. */
         if (r == -EACCES || ((r == -EINVAL || r == -ERANGE) && acs_mcp_input_errors_are_tool_errors(s->version))) {
                 /* SEP-1303: the model sees what was wrong with its arguments */
@@ -514,7 +523,8 @@ static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
                 job_free(j);
                 return;
         }
-        if (j->session && j->call.tool != ACS_TOOL_PYTHON) {
+        if (j->session && j->call.tool != ACS_TOOL_PYTHON && j->call.tool != ACS_TOOL_WRITE_FILE &&
+            j->call.tool != ACS_TOOL_READ_FILE) {
                 reply_result(s, m->id_json, acs_mcp_error_result("\"session\" is for execute_python"));
                 job_free(j);
                 return;

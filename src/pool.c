@@ -27,6 +27,7 @@
 #include <json-c/json.h>
 
 #include "jsonrpc.h"
+#include "mcp-files.h"
 #include "mcp-policy.h"
 #include "mcp-worker.h"
 #include "pool.h"
@@ -83,6 +84,10 @@ int acs_pool_call_to_line(const acs_mcp_call *c, char **ret)
                         json_object_array_add(a, json_object_new_string(*e));
                 json_object_object_add(o, "env", a);
         }
+        if (c->path)
+                json_object_object_add(o, "path", json_object_new_string(c->path));
+        if (c->base64)
+                json_object_object_add(o, "base64", json_object_new_boolean(1));
         *ret = acs_jrpc_to_line(o);
         json_object_put(o);
         return *ret ? 0 : -ENOMEM;
@@ -126,6 +131,9 @@ int acs_pool_call_from_line(const char *line, acs_mcp_call *ret)
                 for (size_t i = 0; i < json_object_array_length(x); i++)
                         if (acs_strv_push(&c.env, json_object_get_string(json_object_array_get_idx(x, i))) < 0)
                                 goto nomem;
+        if (json_object_object_get_ex(o, "path", &x) && !(c.path = strdup(json_object_get_string(x))))
+                goto nomem;
+        c.base64 = json_object_object_get_ex(o, "base64", &x) && json_object_get_boolean(x);
         *ret = c;
         c = (acs_mcp_call){ 0 };
         r = 0;
@@ -406,9 +414,11 @@ _noreturn_ static void session_worker(const acs_options *o, const acs_mcp_policy
                 char *nl = memchr(buf, '\n', len);
                 *nl = '\0';
                 acs_mcp_call c = { 0 };
-                struct json_object *res = acs_pool_call_from_line(buf, &c) < 0 ? acs_mcp_error_result("bad call")
-                                          : !w ? acs_mcp_error_result(msg)
-                                               : session_call(w, &ro, p, pol, name, &c);
+                struct json_object *res =
+                        acs_pool_call_from_line(buf, &c) < 0 ? acs_mcp_error_result("bad call")
+                        : !w                                   ? acs_mcp_error_result(msg)
+                        : c.tool == ACS_TOOL_WRITE_FILE || c.tool == ACS_TOOL_READ_FILE ? acs_files_call(w, &c)
+                                                                                        : session_call(w, &ro, p, pol, name, &c);
                 acs_mcp_call_done(&c);
                 size_t used = (size_t)(nl - buf) + 1;
                 memmove(buf, nl + 1, len - used);

@@ -74,6 +74,14 @@ void acs_run_warm_free(acs_run_warm *w);
 int acs_run_session_call(acs_run_warm *w, const char *code, size_t len, double timeout_s, int cancel_fd,
                          acs_report *rep, acs_error *err);
 bool acs_run_session_alive(const acs_run_warm *w);
+/*
+ * Write data (len bytes) to path in the session's /workspace, or read it
+ * (write false: *ret, *ret_len, the caller frees), by its interpreter in
+ * its sandbox (session-files.h). An error names the path; one of the
+ * protocol ends the session.
+ */
+int acs_run_session_file(acs_run_warm *w, bool write, const char *path, const void *data, size_t len, char **ret,
+                         size_t *ret_len, acs_error *err);
 
 /* The exit status the CLI returns for a report (interfaces.md §1). */
 int acs_report_exit_status(const acs_report *r);

@@ -40,6 +40,7 @@
 #include "scan-policy.h"
 #include "scan-rules.h"
 #include "scan-walk.h"
+#include "session-files.h"
 
 #define VERSION_PREFIX Py_STRINGIFY(PY_MAJOR_VERSION) "." Py_STRINGIFY(PY_MINOR_VERSION) "."
 
@@ -619,7 +620,8 @@ static void say_done(int fd, int status)
  * the verdict line; unless refused, run it in __main__ -- whose globals
  * are the session's, kept from call to call -- flush stdout and stderr,
  * and write "D STATUS\n" (the status python3 would exit with; 126 when
- * refused). EOF instead of a call: the session is over, exit 0.
+ * refused). Between calls, a file request (session-files.h) instead of
+ * the policy length. EOF instead of a call: the session is over, exit 0.
  */
 static PyObject *session(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -635,6 +637,11 @@ static PyObject *session(PyObject *self, PyObject *const *args, Py_ssize_t nargs
                 uint32_t plen = 0, clen = 0;
                 if ((r = read_exact(fd, &plen, sizeof plen)) < 0)
                         _exit(r == -EPIPE ? 0 : 125);
+                if (plen == ACS_SESSION_OP_WRITE || plen == ACS_SESSION_OP_READ) {
+                        if ((r = acs_session_file_serve(fd, plen)) < 0)
+                                die(125, "session: a file request failed: %s", strerror(-r));
+                        continue;
+                }
                 char *raw = plen <= ACS_SCAN_POLICY_MAX ? malloc(plen + 1) : NULL;
                 if (!raw || read_exact(fd, raw, plen) < 0)
                         die(125, "scan: cannot read the policy");

@@ -23,6 +23,9 @@ static const struct {
             .memory = 1ull << 40, .has_processes = true, .processes = 7, .has_open_files = true, .open_files = 9 } },
         { "command with NUL and UTF-8", { .tool = ACS_TOOL_COMMAND, .code = "echo \xc3\xa9\0after", .code_len = 13 } },
         { "empty code", { .tool = ACS_TOOL_PYTHON, .code = "", .code_len = 0 } },
+        { "write_file, base64", { .tool = ACS_TOOL_WRITE_FILE, .code = "AAE=", .code_len = 4, .path = "d/x.bin",
+                                  .base64 = true } },
+        { "read_file", { .tool = ACS_TOOL_READ_FILE, .code = "", .code_len = 0, .path = "/workspace/\xc3\xa9.txt" } },
 };
 
 int main(void)
@@ -45,6 +48,9 @@ int main(void)
                            back.processes == c->processes && back.has_open_files == c->has_open_files &&
                            back.open_files == c->open_files,
                    "%s: limits", cases[i].name);
+                ok(((!back.path && !c->path) || (back.path && c->path && !strcmp(back.path, c->path))) &&
+                           back.base64 == c->base64,
+                   "%s: path and encoding", cases[i].name);
                 acs_mcp_call_done(&back);
                 free(line);
         }
