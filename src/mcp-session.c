@@ -233,8 +233,9 @@ void acs_sessions_free(acs_sessions *S)
 
 static const char session_prop[] =
         "{\"type\":\"string\",\"pattern\":\"^[A-Za-z0-9._:-]{1,128}$\",\"description\":\"Run in this "
-        "session's sandbox, kept between calls: its /workspace and Python globals persist (a new id starts "
-        "one; close_session ends it). Without it every call gets a fresh sandbox.\"}";
+        "session's sandbox, kept between calls: its /workspace, /tmp and Python globals persist, and "
+        "execute_python, execute_command, write_file and read_file calls with the id share them (a new id "
+        "starts one; close_session ends it). Without it every call gets a fresh sandbox.\"}";
 
 static const char close_session_tool[] =
         "{\"name\":\"close_session\",\"title\":\"End a session\",\"description\":\"End the session "
@@ -253,7 +254,8 @@ void acs_sessions_describe(struct json_object *list)
         for (size_t i = 0; i < json_object_array_length(tools); i++) {
                 t = json_object_array_get_idx(tools, i);
                 if (json_object_object_get_ex(t, "name", &name) &&
-                    strcmp(json_object_get_string(name), "execute_python") == 0 &&
+                    (strcmp(json_object_get_string(name), "execute_python") == 0 ||
+                     strcmp(json_object_get_string(name), "execute_command") == 0) &&
                     json_object_object_get_ex(t, "inputSchema", &in) && json_object_object_get_ex(in, "properties", &props))
                         json_object_object_add(props, "session", json_tokener_parse(session_prop));
         }

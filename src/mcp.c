@@ -523,9 +523,8 @@ static void handle_call(mcp_server *s, const acs_jrpc_msg *m)
                 job_free(j);
                 return;
         }
-        if (j->session && j->call.tool != ACS_TOOL_PYTHON && j->call.tool != ACS_TOOL_WRITE_FILE &&
-            j->call.tool != ACS_TOOL_READ_FILE) {
-                reply_result(s, m->id_json, acs_mcp_error_result("\"session\" is for execute_python"));
+        if (j->session && j->call.tool == ACS_TOOL_INSPECT) {
+                reply_result(s, m->id_json, acs_mcp_error_result("inspect_code_security takes no \"session\""));
                 job_free(j);
                 return;
         }

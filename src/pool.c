@@ -349,29 +349,69 @@ static bool read_line(int fd, char **buf, size_t *len, size_t *cap)
         }
 }
 
+/*
+ * Does a session's profile run commands? Only one whose scan lets its
+ * Python start processes (warn, or subprocess allowed): a command is no way
+ * around what the profile refuses the code.
+ */
+static bool runs_commands(const acs_profile *p)
+{
+        if (p->scan_mode != ACS_SCAN_ENFORCE)
+                return true;
+        for (char *const *v = p->allow_imports; v && *v; v++)
+                if (strcmp(*v, "subprocess") == 0 || strcmp(*v, "*") == 0)
+                        return true;
+        return false;
+}
+
+/* A session's call: call_fits, where a command without "profile" takes the session's and may have cwd, env. */
+static bool session_fits(const acs_mcp_policy *pol, const char *name, const acs_mcp_call *c)
+{
+        acs_mcp_call py = *c;
+        if (c->tool == ACS_TOOL_COMMAND) {
+                py.tool = ACS_TOOL_PYTHON;
+                py.cwd = NULL;
+                py.env = NULL;
+                if (!c->profile)
+                        py.profile = (char *)name;
+        }
+        return call_fits(pol, name, &py);
+}
+
 static struct json_object *session_call(acs_run_warm *w, const acs_options *ro, const acs_profile *p,
                                         const acs_mcp_policy *pol, const char *name, const acs_mcp_call *c)
 {
         acs_report rep = { 0 };
         acs_error err = { 0 };
         double t = call_timeout(ro, p, c), cap = pol->max_timeout;
-        if (!call_fits(pol, name, c) || t < 0)
+        char msg[1400];
+        if (!session_fits(pol, name, c) || t < 0)
                 return acs_mcp_error_result("A session keeps the profile and the limits it started with: call "
                                             "without \"session\" for other ones");
+        if (c->tool == ACS_TOOL_COMMAND && !runs_commands(p)) {
+                snprintf(msg, sizeof msg,
+                         "This session's profile (%.200s) runs no commands: its scan lets Python start no "
+                         "processes (no subprocess in [scan] allow_imports). Call execute_command without "
+                         "\"session\" for a fresh sandbox",
+                         p->name ? p->name : "?");
+                return acs_mcp_error_result(msg);
+        }
         if (!acs_run_session_alive(w))
                 return acs_mcp_error_result("This session has ended (a timeout, a cancellation or a program that "
                                             "ended the interpreter): start another one");
         if (p->timeout > 0 && p->timeout < cap && acs_profile_is_locked(p, "timeout"))
                 cap = p->timeout;
-        if (acs_run_session_call(w, c->code, c->code_len, t, -1, &rep, &err) < 0 && !rep.error) {
-                char msg[1400];
+        int r = c->tool == ACS_TOOL_COMMAND
+                        ? acs_run_session_command(w, c->code, c->code_len, c->cwd, c->env, t, -1, &rep, &err)
+                        : acs_run_session_call(w, c->code, c->code_len, t, -1, &rep, &err);
+        if (r < 0 && !rep.error) {
                 snprintf(msg, sizeof msg, "acs-launch could not run it (%s): %s", err.stage, err.msg);
                 acs_report_done(&rep);
                 return acs_mcp_error_result(msg);
         }
-        struct json_object *r = acs_mcp_run_result_fit(&rep, ACS_MCP_MAX_RESULT - 1, pol, cap);
+        struct json_object *res = acs_mcp_run_result_fit(&rep, ACS_MCP_MAX_RESULT - 1, pol, cap);
         acs_report_done(&rep);
-        return r;
+        return res;
 }
 
 _noreturn_ static void session_worker(const acs_options *o, const acs_mcp_policy *pol, const char *name,

@@ -73,6 +73,9 @@ void acs_run_warm_free(acs_run_warm *w);
  */
 int acs_run_session_call(acs_run_warm *w, const char *code, size_t len, double timeout_s, int cancel_fd,
                          acs_report *rep, acs_error *err);
+/* The same for execute_command in a session: /bin/sh -c cmd, run by the session's interpreter in its sandbox. */
+int acs_run_session_command(acs_run_warm *w, const char *cmd, size_t len, const char *cwd, char *const *env,
+                            double timeout_s, int cancel_fd, acs_report *rep, acs_error *err);
 bool acs_run_session_alive(const acs_run_warm *w);
 /*
  * Write data (len bytes) to path in the session's /workspace, or read it

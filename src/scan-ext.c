@@ -620,8 +620,8 @@ static void say_done(int fd, int status)
  * the verdict line; unless refused, run it in __main__ -- whose globals
  * are the session's, kept from call to call -- flush stdout and stderr,
  * and write "D STATUS\n" (the status python3 would exit with; 126 when
- * refused). Between calls, a file request (session-files.h) instead of
- * the policy length. EOF instead of a call: the session is over, exit 0.
+ * refused). Between calls, a file or command request (session-files.h)
+ * instead of the policy length. EOF instead of a call: the session is over, exit 0.
  */
 static PyObject *session(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -640,6 +640,15 @@ static PyObject *session(PyObject *self, PyObject *const *args, Py_ssize_t nargs
                 if (plen == ACS_SESSION_OP_WRITE || plen == ACS_SESSION_OP_READ) {
                         if ((r = acs_session_file_serve(fd, plen)) < 0)
                                 die(125, "session: a file request failed: %s", strerror(-r));
+                        continue;
+                }
+                if (plen == ACS_SESSION_OP_COMMAND) {
+                        /* what the code printed goes out before the command's output */
+                        flush_std("stdout");
+                        flush_std("stderr");
+                        if ((r = acs_session_command_run(fd)) < 0)
+                                die(125, "session: a command request failed: %s", strerror(-r));
+                        say_done(fd, r);
                         continue;
                 }
                 char *raw = plen <= ACS_SCAN_POLICY_MAX ? malloc(plen + 1) : NULL;

@@ -6,7 +6,9 @@
  * domain -- and resolved by openat2 below /workspace, which refuses ".."
  * escapes, absolute and escaping symlinks (one the code planted included)
  * and /proc's magic links in the kernel. A fifo or device is opened
- * non-blocking and refused: only regular files are moved.
+ * non-blocking and refused: only regular files are moved. A session's
+ * execute_command runs /bin/sh as the interpreter's child, in the same
+ * sandbox.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "session-files.h"
@@ -162,5 +166,78 @@ int acs_session_file_serve(int fd, uint32_t op)
 out:
         free(path);
         free(data);
+        return r;
+}
+
+/* One length-prefixed string of the request (at most max bytes), NUL-terminated. */
+static int read_str(int fd, size_t max, char **ret)
+{
+        uint32_t n = 0;
+        int r;
+        if ((r = xfer(fd, &n, sizeof n, false)) < 0)
+                return r;
+        if (n > max || !(*ret = malloc((size_t)n + 1)))
+                return n > max ? -EPROTO : -ENOMEM;
+        (*ret)[n] = '\0';
+        return xfer(fd, *ret, n, false);
+}
+
+_Noreturn static void command_child(const char *cmd, const char *cwd, char **env)
+{
+        /* the interpreter's dispositions are not the command's (python3 ignores SIGPIPE, SIGXFSZ) */
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        for (int s = 1; s < NSIG; s++)
+                if (s != SIGKILL && s != SIGSTOP)
+                        signal(s, SIG_DFL);
+        /* nothing of the interpreter's but stdio: the scan socket stays the launcher's */
+        close_range(3, ~0U, 0);
+        for (char **e = env; e && *e; e++)
+                (void)putenv(*e);
+        if (cwd && *cwd && chdir(cwd) < 0) {
+                dprintf(STDERR_FILENO, "acs-launch: cwd %s: %s\n", cwd, strerror(errno));
+                _exit(126);
+        }
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        dprintf(STDERR_FILENO, "acs-launch: /bin/sh: %s\n", strerror(errno));
+        _exit(errno == ENOENT ? 127 : 126);
+}
+
+int acs_session_command_run(int fd)
+{
+        char *cmd = NULL, *cwd = NULL, **env = NULL;
+        uint32_t n = 0;
+        int r, st = 0;
+        if ((r = read_str(fd, ACS_SESSION_CMD_MAX, &cmd)) < 0 || (r = read_str(fd, ACS_SESSION_PATH_MAX, &cwd)) < 0 ||
+            (r = xfer(fd, &n, sizeof n, false)) < 0)
+                goto out;
+        if (n > 1024 || !(env = calloc(n + 1, sizeof *env))) {
+                r = n > 1024 ? -EPROTO : -ENOMEM;
+                goto out;
+        }
+        for (uint32_t i = 0; i < n; i++)
+                if ((r = read_str(fd, 1u << 20, &env[i])) < 0)
+                        goto out;
+        pid_t pid = fork();
+        if (pid == 0)
+                command_child(cmd, cwd, env);
+        if (pid < 0) {
+                dprintf(STDERR_FILENO, "acs-launch: cannot start /bin/sh: %s\n", strerror(errno));
+                r = 126;
+                goto out;
+        }
+        while (waitpid(pid, &st, 0) < 0)
+                if (errno != EINTR) {
+                        st = 126 << 8;
+                        break;
+                }
+        r = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 126;
+out:
+        free(cmd);
+        free(cwd);
+        for (char **e = env; e && *e; e++)
+                free(*e);
+        free(env);
         return r;
 }

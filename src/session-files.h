@@ -26,6 +26,15 @@
 
 #define ACS_SESSION_OP_WRITE 0xfffffff1u
 #define ACS_SESSION_OP_READ 0xfffffff2u
+/*
+ * execute_command in a session: u32 command length, the command, u32 cwd
+ * length, the cwd (0: the interpreter's, /workspace), u32 count of
+ * "NAME=VALUE" entries added to the environment, each as u32 length and
+ * bytes. The interpreter runs /bin/sh -c COMMAND as its child, in its
+ * sandbox, and answers "D STATUS\n" like a call (128 + N for signal N).
+ */
+#define ACS_SESSION_OP_COMMAND 0xfffffff3u
+#define ACS_SESSION_CMD_MAX (4u << 20)
 
 /*
  * The path a client gave, as the in-sandbox side takes it: relative to
@@ -41,3 +50,5 @@ bool acs_session_text_ok(const char *s, size_t n);
 
 /* In the sandbox (acs-scan-ext.so): serve one op read from fd; < 0 when fd failed (the launcher is gone). */
 int acs_session_file_serve(int fd, uint32_t op);
+/* In the sandbox: read a command request from fd, run it, wait: its status (0-255), or < 0 (fd failed). */
+int acs_session_command_run(int fd);

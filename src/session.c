@@ -19,6 +19,7 @@
 #include "run-warm.h"
 #include "scan-policy.h"
 #include "scan.h"
+#include "session-files.h"
 #include "supervise.h"
 
 #define SESSION_LINE_MAX (4u << 20)
@@ -36,6 +37,27 @@ static int send_call(int fd, const acs_profile *prof, const char *code, size_t l
         if ((r = acs_write_all(fd, &n, sizeof n)) < 0 || (r = acs_write_all(fd, pol, plen)) < 0 ||
             (r = acs_write_all(fd, &c, sizeof c)) < 0 || (r = acs_write_all(fd, code, len)) < 0)
                 return acs_error_errno(err, r, "session", "handing the code to the session");
+        return 0;
+}
+
+/* A command (session-files.h): /bin/sh -c CMD, in cwd, with env added. */
+static int send_command(int fd, const char *cmd, size_t len, const char *cwd, char *const *env, acs_error *err)
+{
+        uint32_t op = ACS_SESSION_OP_COMMAND, n = (uint32_t)len, cl = cwd ? (uint32_t)strlen(cwd) : 0, ne = 0;
+        int r;
+        if (len > ACS_SESSION_CMD_MAX)
+                return acs_error_set(err, -E2BIG, "session", "the command is longer than %u MiB", ACS_SESSION_CMD_MAX >> 20);
+        for (char *const *e = env; e && *e; e++)
+                ne++;
+        if ((r = acs_write_all(fd, &op, sizeof op)) < 0 || (r = acs_write_all(fd, &n, sizeof n)) < 0 ||
+            (r = acs_write_all(fd, cmd, len)) < 0 || (r = acs_write_all(fd, &cl, sizeof cl)) < 0 ||
+            (r = acs_write_all(fd, cwd ? cwd : "", cl)) < 0 || (r = acs_write_all(fd, &ne, sizeof ne)) < 0)
+                return acs_error_errno(err, r, "session", "handing the command to the session");
+        for (char *const *e = env; e && *e; e++) {
+                uint32_t el = (uint32_t)strlen(*e);
+                if ((r = acs_write_all(fd, &el, sizeof el)) < 0 || (r = acs_write_all(fd, *e, el)) < 0)
+                        return acs_error_errno(err, r, "session", "handing the command to the session");
+        }
         return 0;
 }
 
@@ -207,8 +229,9 @@ static void classify(const call_state *cs, acs_report *rep)
                 rep->status = ACS_STATUS_REJECTED;
 }
 
-int acs_run_session_call(acs_run_warm *w, const char *code, size_t len, double timeout_s, int cancel_fd,
-                         acs_report *rep, acs_error *err)
+/* A call of the session: Python code, or a command when command is set. */
+static int session_run(acs_run_warm *w, const char *code, size_t len, bool command, const char *cwd,
+                       char *const *env, double timeout_s, int cancel_fd, acs_report *rep, acs_error *err)
 {
         const acs_profile *prof = w->req.profile;
         double t0 = acs_now_ms();
@@ -228,7 +251,8 @@ int acs_run_session_call(acs_run_warm *w, const char *code, size_t len, double t
         _cleanup_shield_ acs_shield *sh = acs_shield_new(w->p.max_tokens, prof->ansi == ACS_ANSI_STRIP);
         if (!sh)
                 return acs_error_set(err, -ENOMEM, "session", "out of memory");
-        if ((r = send_call(w->scanp[0], prof, code, len, err)) < 0) {
+        if ((r = command ? send_command(w->scanp[0], code, len, cwd, env, err)
+                         : send_call(w->scanp[0], prof, code, len, err)) < 0) {
                 end_sandbox(w, &cs, sh);
                 return r;
         }
@@ -256,6 +280,18 @@ int acs_run_session_call(acs_run_warm *w, const char *code, size_t len, double t
         free(cs.lines);
         free(cs.verdict);
         return r;
+}
+
+int acs_run_session_call(acs_run_warm *w, const char *code, size_t len, double timeout_s, int cancel_fd,
+                         acs_report *rep, acs_error *err)
+{
+        return session_run(w, code, len, false, NULL, NULL, timeout_s, cancel_fd, rep, err);
+}
+
+int acs_run_session_command(acs_run_warm *w, const char *cmd, size_t len, const char *cwd, char *const *env,
+                            double timeout_s, int cancel_fd, acs_report *rep, acs_error *err)
+{
+        return session_run(w, cmd, len, true, cwd, env, timeout_s, cancel_fd, rep, err);
 }
 
 bool acs_run_session_alive(const acs_run_warm *w)

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Sessions beyond execute_python (issue 14, item 3) through the official MCP
+// SDK client, over stdio `mcp` and `serve --socket`: execute_command with a
+// session runs in that session's sandbox (its workspace, /tmp, seccomp and
+// limits), with its own clipped output and report; a session keeps its
+// profile, and one whose profile runs no commands refuses them clearly.
+// Emits one TAP stream. Env: ACS_BUILDDIR, ACS_SRCDIR (as for the shell tests).
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ACS, test, diag, runAll, finish, loadSdk, until } from './lib.mjs';
+
+const textOf = (r) => (r?.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+
+function tempDir(tag) {
+  const d = mkdtempSync(join(tmpdir(), `acs-sessions-${tag}.`));
+  chmodSync(d, 0o755);
+  return d;
+}
+
+// The default profile's sandbox, its scan only warning: its Python may start processes, so commands run.
+function cmdProfile(dir) {
+  const f = join(dir, 'sess-cmd.ini');
+  writeFileSync(f, '[profile]\ndescription = session commands\ninherit = default\n\n[scan]\nmode = warn\n');
+  chmodSync(f, 0o644);
+  return f;
+}
+
+async function unixTransport(sdk) {
+  const { ReadBuffer, serializeMessage } = await import(
+    pathToFileURL(join(sdk.dir, '@modelcontextprotocol/sdk/dist/esm/shared/stdio.js')).href);
+  return class UnixSocketTransport {
+    constructor(path) { this.path = path; this.buf = new ReadBuffer(); }
+    start() {
+      return new Promise((res, rej) => {
+        this.sock = connect(this.path, res);
+        this.sock.once('error', rej);
+        this.sock.on('data', (d) => {
+          this.buf.append(d);
+          for (let m; (m = this.buf.readMessage()) !== null;) this.onmessage?.(m);
+        });
+        this.sock.on('close', () => this.onclose?.());
+      });
+    }
+    send(msg) { return new Promise((res) => this.sock.write(serializeMessage(msg), res)); }
+    async close() { this.sock?.end(); }
+  };
+}
+
+async function stdioClient(sdk, args) {
+  const c = new sdk.Client({ name: 'acs-sessions-test', version: '1' });
+  await c.connect(new sdk.StdioClientTransport({ command: ACS, args, env: { ...process.env }, stderr: 'inherit' }));
+  return c;
+}
+
+async function commands(t, c, where) {
+  const s = `cmd-${where}`;
+  const py = (code, extra = {}) => c.callTool({ name: 'execute_python', arguments: { session: s, code, ...extra } });
+  const sh = (command, extra = {}) => c.callTool({ name: 'execute_command', arguments: { session: s, command, ...extra } });
+  const out = (r) => r?.structuredContent?.stdout?.text;
+  let r = await py('import os\nx = 41\nopen("from-py.txt", "w").write("py")\nopen("/tmp/t.txt", "w").write("tmp")\n' +
+    'print("py says", os.readlink("/proc/self/ns/mnt"), os.readlink("/proc/self/ns/pid"))');
+  const ns = /^py says (\S+) (\S+)\n$/.exec(out(r) ?? '');
+  t.ok(ns, `${where}: control: the session's first call ran`, r);
+  r = await sh('cat from-py.txt /tmp/t.txt; echo; readlink /proc/self/ns/mnt /proc/self/ns/pid; echo "$X"; pwd',
+    { env: { X: 'envval' } });
+  t.is(out(r), `pytmp\n${ns?.[1]}\n${ns?.[2]}\nenvval\n/workspace\n`,
+    `${where}: the command runs in the session's sandbox: its workspace, /tmp, mount and pid namespaces; env applies`);
+  t.is(r.structuredContent?.status, 'exited', `${where}: the command has its own report`);
+  t.ok(!/py says/.test(out(r)), `${where}: its output is its own, not the previous call's`);
+  r = await sh('grep -E "^(Seccomp|NoNewPrivs):" /proc/self/status | tr -d "\\t"');
+  t.is(out(r), 'NoNewPrivs:1\nSeccomp:2\n', `${where}: the command runs under the session's seccomp filter and no_new_privs`);
+  r = await sh('mkdir -p sub && cd sub && echo made > by-cmd.txt && echo done');
+  r = await sh('pwd; cat by-cmd.txt', { cwd: '/workspace/sub' });
+  t.is(out(r), '/workspace/sub\nmade\n', `${where}: "cwd" sets the command's directory`);
+  r = await py('print(x + 1, open("sub/by-cmd.txt").read().strip())');
+  t.is(out(r), '42 made\n', `${where}: after commands the globals persist and Python sees the command's file`);
+  r = await sh('echo out; echo err >&2; exit 3');
+  t.ok(r.isError && r.structuredContent?.exit_code === 3 && r.structuredContent?.stderr?.text === 'err\n',
+    `${where}: a command's exit status and stderr are its own`, r.structuredContent);
+  r = await sh('yes | head -c 3000000');
+  t.ok(r.structuredContent?.stdout?.truncated === true || (r.structuredContent?.stdout?.text ?? '').length < 3000000,
+    `${where}: a command's output is clipped`, JSON.stringify(r.structuredContent?.stdout).slice(0, 200));
+  r = await sh('echo hi', { profile: 'unsafe-python' });
+  t.ok(r.isError && /keeps the profile/.test(textOf(r)), `${where}: a command with another profile is refused`, r);
+  r = await sh('sleep 30', { timeout: 1 });
+  t.is(r.structuredContent?.status, 'timeout', `${where}: a session command's timeout holds`);
+  r = await py('print(x)');
+  t.ok(r.isError && /ended/.test(textOf(r)), `${where}: a timed-out command ends the session, as a timed-out call does`, r);
+  await c.callTool({ name: 'close_session', arguments: { session: s } });
+}
+
+function registerSdk(sdk) {
+  test('sdk session commands', async (t) => {
+    const dir = tempDir('cmd');
+    const profile = cmdProfile(dir);
+    const sock = join(dir, 'serve.sock');
+    const server = spawn(ACS, ['serve', '--socket', sock, '--pool', '0', '--profile', profile, '--allow-profile', 'unsafe-python'],
+      { stdio: ['ignore', 'inherit', 'inherit'] });
+    const exited = new Promise((res) => server.on('exit', (code, signal) => res({ code, signal })));
+    try {
+      const c = await stdioClient(sdk, ['mcp', '--pool', '0', '--profile', profile, '--allow-profile', 'unsafe-python']);
+      const list = (await c.listTools()).tools;
+      t.ok(list.find((x) => x.name === 'execute_command')?.inputSchema?.properties?.session,
+        'tools/list offers "session" on execute_command');
+      await commands(t, c, 'stdio');
+      await c.close();
+      t.ok(await until(() => existsSync(sock)), 'serve listens on its socket');
+      const Unix = await unixTransport(sdk);
+      const sc = new sdk.Client({ name: 'acs-sessions-test', version: '1' });
+      await sc.connect(new Unix(sock));
+      await commands(t, sc, 'serve');
+      await sc.close();
+
+      // the default profile's scan refuses processes: its sessions run no commands
+      const d = await stdioClient(sdk, ['mcp', '--pool', '0']);
+      let r = await d.callTool({ name: 'execute_python', arguments: { session: 'd', code: 'y = 7' } });
+      t.is(r.structuredContent?.status, 'exited', 'control: a session of the default profile');
+      r = await d.callTool({ name: 'execute_command', arguments: { session: 'd', command: 'echo ran > /workspace/ran' } });
+      t.ok(r.isError && /runs no commands/.test(textOf(r)) && /subprocess/.test(textOf(r)),
+        "a command in a session whose profile forbids processes is refused, saying why", r);
+      r = await d.callTool({ name: 'execute_python', arguments: { session: 'd', code: 'import os.path\nprint(y, os.path.exists("ran"))' } });
+      t.is(r.structuredContent?.stdout?.text, '7 False\n', 'the refused command ran nothing and the session goes on');
+      r = await d.callTool({ name: 'execute_command', arguments: { session: 'e', command: 'echo hi' } });
+      t.ok(r.isError && /runs no commands/.test(textOf(r)), 'nor may a command start such a session', r);
+      r = await d.callTool({ name: 'execute_command', arguments: { command: 'echo cold' } });
+      t.is(r.structuredContent?.stdout?.text, 'cold\n', 'control: execute_command without a session runs cold');
+      await d.close();
+    } finally {
+      server.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, { timeout: 180000 });
+}
+
+const sdk = await loadSdk();
+if (sdk) {
+  diag(`MCP SDK from ${sdk.dir}`);
+  registerSdk(sdk);
+} else {
+  test('sdk', async (t) => t.skip('SDK session tests', 'tests/mcp/node_modules missing: run npm ci in tests/mcp'));
+}
+await runAll();
+process.exitCode = finish();
