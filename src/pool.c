@@ -33,6 +33,7 @@
 #include "pool.h"
 #include "profile.h"
 #include "run.h"
+#include "session-delta.h"
 
 typedef struct pool_slot {
         struct pool_slot *next;
@@ -378,8 +379,36 @@ static bool session_fits(const acs_mcp_policy *pol, const char *name, const acs_
         return call_fits(pol, name, &py);
 }
 
+/*
+ * The changes since the previous call into the result (files.since_previous,
+ * and a line of its text), and this call's list kept for the next one. A
+ * call without a list (refused before the diff) leaves *prev as it is.
+ */
+static void add_since_previous(struct json_object *res, acs_delta_snapshot *now, acs_delta_snapshot *prev)
+{
+        acs_delta d;
+        struct json_object *sc, *files, *content, *text;
+        if (acs_delta_compute(prev, now, &d) == 0) {
+                if (json_object_object_get_ex(res, "structuredContent", &sc) &&
+                    json_object_object_get_ex(sc, "files", &files) && json_object_is_type(files, json_type_object))
+                        json_object_object_add(files, "since_previous", acs_delta_to_json(&d));
+                if (json_object_object_get_ex(res, "content", &content) &&
+                    (text = json_object_object_get(json_object_array_get_idx(content, 0), "text"))) {
+                        _cleanup_free_ char *t = NULL;
+                        if (asprintf(&t, "%ssince the previous call: %zu added, %zu modified, %zu deleted\n",
+                                     json_object_get_string(text), d.n_added, d.n_modified, d.n_deleted) >= 0)
+                                json_object_set_string(text, t);
+                }
+                acs_delta_done(&d);
+        }
+        acs_delta_snapshot_done(prev);
+        *prev = *now;
+        *now = (acs_delta_snapshot){ 0 };
+}
+
 static struct json_object *session_call(acs_run_warm *w, const acs_options *ro, const acs_profile *p,
-                                        const acs_mcp_policy *pol, const char *name, const acs_mcp_call *c)
+                                        const acs_mcp_policy *pol, const char *name, const acs_mcp_call *c,
+                                        acs_delta_snapshot *prev)
 {
         acs_report rep = { 0 };
         acs_error err = { 0 };
@@ -409,7 +438,13 @@ static struct json_object *session_call(acs_run_warm *w, const acs_options *ro, 
                 acs_report_done(&rep);
                 return acs_mcp_error_result(msg);
         }
+        /* the whole list, before the result's fit may clip it */
+        acs_delta_snapshot now = { 0 };
+        bool have = rep.have_files && acs_delta_snapshot_take(&rep.files, &now) == 0;
         struct json_object *res = acs_mcp_run_result_fit(&rep, ACS_MCP_MAX_RESULT - 1, pol, cap);
+        if (res && have)
+                add_since_previous(res, &now, prev);
+        acs_delta_snapshot_done(&now);
         acs_report_done(&rep);
         return res;
 }
@@ -450,6 +485,7 @@ _noreturn_ static void session_worker(const acs_options *o, const acs_mcp_policy
         }
         char *buf = NULL;
         size_t len = 0, bcap = 0;
+        acs_delta_snapshot prev = { 0 }; /* the session's start: nothing changed */
         while (read_line(call_fd, &buf, &len, &bcap)) {
                 char *nl = memchr(buf, '\n', len);
                 *nl = '\0';
@@ -458,7 +494,7 @@ _noreturn_ static void session_worker(const acs_options *o, const acs_mcp_policy
                         acs_pool_call_from_line(buf, &c) < 0 ? acs_mcp_error_result("bad call")
                         : !w                                   ? acs_mcp_error_result(msg)
                         : c.tool == ACS_TOOL_WRITE_FILE || c.tool == ACS_TOOL_READ_FILE ? acs_files_call(w, &c)
-                                                                                        : session_call(w, &ro, p, pol, name, &c);
+                                                                                        : session_call(w, &ro, p, pol, name, &c, &prev);
                 acs_mcp_call_done(&c);
                 size_t used = (size_t)(nl - buf) + 1;
                 memmove(buf, nl + 1, len - used);
@@ -469,6 +505,7 @@ _noreturn_ static void session_worker(const acs_options *o, const acs_mcp_policy
                         break;
                 free(line);
         }
+        acs_delta_snapshot_done(&prev);
         acs_run_warm_free(w); /* the sandbox, its layers and cgroup */
         _exit(0);
 }

@@ -6,12 +6,12 @@
 // profile, and one whose profile runs no commands refuses them clearly.
 // Emits one TAP stream. Env: ACS_BUILDDIR, ACS_SRCDIR (as for the shell tests).
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ACS, test, diag, runAll, finish, loadSdk, until } from './lib.mjs';
+import { ACS, SRCDIR, test, diag, runAll, finish, loadSdk, until } from './lib.mjs';
 
 const textOf = (r) => (r?.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 
@@ -93,6 +93,33 @@ async function commands(t, c, where) {
   await c.callTool({ name: 'close_session', arguments: { session: s } });
 }
 
+// files keeps the changes since the session started; files.since_previous the changes since the previous call
+async function deltas(t, c, where, validate) {
+  const s = `delta-${where}`;
+  const py = async (code) => {
+    const r = await c.callTool({ name: 'execute_python', arguments: { session: s, code } });
+    t.ok(validate(r.structuredContent), `${where}: the report validates against doc/report.schema.json`, validate.errors);
+    return r;
+  };
+  const since = (r) => JSON.stringify(r?.structuredContent?.files?.since_previous);
+  const all = (r) => JSON.stringify((r?.structuredContent?.files?.added ?? []).map((f) => f.path));
+  let r = await py('open("a.txt", "w").write("1")');
+  t.is(since(r), '{"added":["a.txt"],"modified":[],"deleted":[]}', `${where}: the first call's since_previous is against the start`);
+  r = await py('open("b.txt", "w").write("2")\nopen("a.txt", "w").write("changed")');
+  t.is(since(r), '{"added":["b.txt"],"modified":["a.txt"],"deleted":[]}', `${where}: the second call's: b added, a modified`);
+  t.is(all(r), '["a.txt","b.txt"]', `${where}: files still lists every change since the session started`);
+  t.ok(/since the previous call: 1 added, 1 modified, 0 deleted/.test(textOf(r)), `${where}: the text says it too`, textOf(r));
+  r = await py('print("nothing")');
+  t.is(since(r), '{"added":[],"modified":[],"deleted":[]}', `${where}: a call that changes nothing has an empty since_previous`);
+  t.is(all(r), '["a.txt","b.txt"]', `${where}: while files still has the session's changes`);
+  await c.callTool({ name: 'write_file', arguments: { session: s, path: 'up.txt', content: 'u' } });
+  r = await py('import os\nos.remove("b.txt")');
+  t.is(since(r), '{"added":["up.txt"],"modified":[],"deleted":["b.txt"]}',
+    `${where}: a file removed since the previous call, and one write_file put in between`);
+  t.is(all(r), '["a.txt","up.txt"]', `${where}: files: the session's changes, b.txt gone`);
+  await c.callTool({ name: 'close_session', arguments: { session: s } });
+}
+
 function registerSdk(sdk) {
   test('sdk session commands', async (t) => {
     const dir = tempDir('cmd');
@@ -101,18 +128,24 @@ function registerSdk(sdk) {
     const server = spawn(ACS, ['serve', '--socket', sock, '--pool', '0', '--profile', profile, '--allow-profile', 'unsafe-python'],
       { stdio: ['ignore', 'inherit', 'inherit'] });
     const exited = new Promise((res) => server.on('exit', (code, signal) => res({ code, signal })));
+    // the full report schema (2020-12), with the Ajv the SDK brings
+    const { default: Ajv2020 } = await import(pathToFileURL(join(sdk.dir, 'ajv/dist/2020.js')).href);
+    const validate = new Ajv2020({ strict: false, allErrors: true })
+      .compile(JSON.parse(readFileSync(join(SRCDIR, 'doc/report.schema.json'), 'utf8')));
     try {
       const c = await stdioClient(sdk, ['mcp', '--pool', '0', '--profile', profile, '--allow-profile', 'unsafe-python']);
       const list = (await c.listTools()).tools;
       t.ok(list.find((x) => x.name === 'execute_command')?.inputSchema?.properties?.session,
         'tools/list offers "session" on execute_command');
       await commands(t, c, 'stdio');
+      await deltas(t, c, 'stdio', validate);
       await c.close();
       t.ok(await until(() => existsSync(sock)), 'serve listens on its socket');
       const Unix = await unixTransport(sdk);
       const sc = new sdk.Client({ name: 'acs-sessions-test', version: '1' });
       await sc.connect(new Unix(sock));
       await commands(t, sc, 'serve');
+      await deltas(t, sc, 'serve', validate);
       await sc.close();
 
       // the default profile's scan refuses processes: its sessions run no commands
