@@ -11,6 +11,7 @@
 
 #include "loader-env.h"
 #include "plan.h"
+#include "run.h"
 #include "profile-keys.h"
 #include "scan.h"
 
@@ -459,6 +460,9 @@ int acs_plan_build(const acs_run_request *req, const acs_host_facts *facts, cons
         p->scan = scan_fds[0] != -1;
         if ((r = plan_overrides(prof, o, p, err)) < 0 || (r = plan_binds(prof, o, facts, p, err)) < 0)
                 return r;
+        /* a session's cpu is per call (session.c samples it): each process's RLIMIT_CPU bounds the session */
+        if (req->session && p->cfg.rl_cpu)
+                p->cfg.rl_cpu_total = p->cfg.rl_cpu * ACS_SESSION_CPU_CALLS + 1;
         if (o && o->workspace) {
                 if ((r = check_workspace(facts, o->workspace, err)) < 0)
                         return r;

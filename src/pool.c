@@ -365,10 +365,15 @@ static bool runs_commands(const acs_profile *p)
         return false;
 }
 
-/* A session's call: call_fits, where a command without "profile" takes the session's and may have cwd, env. */
+/*
+ * A session's call: call_fits, where a command without "profile" takes the
+ * session's and may have cwd, env, and a "cpu" (checked by the caller) is the
+ * call's own.
+ */
 static bool session_fits(const acs_mcp_policy *pol, const char *name, const acs_mcp_call *c)
 {
         acs_mcp_call py = *c;
+        py.has_cpu = false;
         if (c->tool == ACS_TOOL_COMMAND) {
                 py.tool = ACS_TOOL_PYTHON;
                 py.cwd = NULL;
@@ -417,6 +422,14 @@ static struct json_object *session_call(acs_run_warm *w, const acs_options *ro, 
         if (!session_fits(pol, name, c) || t < 0)
                 return acs_mcp_error_result("A session keeps the profile and the limits it started with: call "
                                             "without \"session\" for other ones");
+        /* the session's cpu is per call; a call's "cpu" may only lower it */
+        uint64_t cpu = ro->has_cpu ? ro->cpu : p->cpu;
+        if (c->has_cpu && cpu && (c->cpu == 0 || c->cpu > cpu)) {
+                snprintf(msg, sizeof msg, "\"cpu\" may only lower the session's limit of %llu s a call",
+                         (unsigned long long)cpu);
+                return acs_mcp_error_result(msg);
+        }
+        acs_run_session_set_cpu(w, c->has_cpu ? c->cpu : 0);
         if (c->tool == ACS_TOOL_COMMAND && !runs_commands(p)) {
                 snprintf(msg, sizeof msg,
                          "This session's profile (%.200s) runs no commands: its scan lets Python start no "

@@ -25,6 +25,7 @@ struct acs_run_warm {
         sigset_t old;
         bool masked, reported, ended;
         struct timespec run_start;
+        uint64_t call_cpu_s;    /* sessions: the next call's CPU limit (acs_run_session_set_cpu) */
         double t0, t_spawn;
         acs_report rep;
 };

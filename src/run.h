@@ -73,6 +73,14 @@ void acs_run_warm_free(acs_run_warm *w);
  */
 int acs_run_session_call(acs_run_warm *w, const char *code, size_t len, double timeout_s, int cancel_fd,
                          acs_report *rep, acs_error *err);
+/*
+ * A session's [limits] cpu counts each call (the supervisor samples the
+ * sandbox's CPU time from the call's start); each process of the session
+ * has RLIMIT_CPU at this many times it (plus a second): the session's bound.
+ */
+#define ACS_SESSION_CPU_CALLS 16
+/* The next call's CPU limit, seconds (0: the plan's): a call's "cpu", which may only lower it. */
+void acs_run_session_set_cpu(acs_run_warm *w, uint64_t cpu_s);
 /* The same for execute_command in a session: /bin/sh -c cmd, run by the session's interpreter in its sandbox. */
 int acs_run_session_command(acs_run_warm *w, const char *cmd, size_t len, const char *cwd, char *const *env,
                             double timeout_s, int cancel_fd, acs_report *rep, acs_error *err);

@@ -273,7 +273,8 @@ static int apply_rlimits(const acs_sandbox_cfg *cfg, acs_error *err)
         /* RLIMIT_CPU is each process's backstop, one second over the limit:
          * the supervisor ends the sandbox at its total CPU time first
          * (cputime.h), so the kill is ours and the status says cpu. */
-        if (set_rlimit(RLIMIT_CPU, cfg->rl_cpu ? cfg->rl_cpu + 1 : 0) < 0 || set_rlimit(RLIMIT_AS, cgroup_mem ? 0 : cfg->rl_as) < 0 ||
+        uint64_t rl_cpu = cfg->rl_cpu_total ? cfg->rl_cpu_total : cfg->rl_cpu ? cfg->rl_cpu + 1 : 0;
+        if (set_rlimit(RLIMIT_CPU, rl_cpu) < 0 || set_rlimit(RLIMIT_AS, cgroup_mem ? 0 : cfg->rl_as) < 0 ||
             set_rlimit(RLIMIT_NPROC, cfg->rl_nproc) < 0 || set_rlimit(RLIMIT_FSIZE, cfg->rl_fsize) < 0 ||
             set_rlimit(RLIMIT_NOFILE, cfg->rl_nofile) < 0 || setrlimit(RLIMIT_CORE, &zero) < 0 ||
             lower_rlimit(RLIMIT_MSGQUEUE, ACS_MSGQUEUE_BYTES) < 0)

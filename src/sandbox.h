@@ -46,6 +46,7 @@ typedef struct acs_sandbox_cfg {
         /* limits (0 = unlimited) */
         uint64_t rl_cpu, rl_as, rl_nproc, rl_fsize, rl_nofile;
         bool rl_as_fallback;    /* [limits] memory_rlimit = fallback: no RLIMIT_AS in a memory cgroup */
+        uint64_t rl_cpu_total;  /* sessions: each process's RLIMIT_CPU, the session's bound (0: rl_cpu + 1) */
         char **seccomp_deny;
         /* I/O: fds the program gets as 0, 1, 2 (-1 for stdin = /dev/null) */
         int stdin_fd, stdout_fd, stderr_fd;

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "clip.h"
+#include "cputime.h"
 #include "run-warm.h"
 #include "scan-policy.h"
 #include "scan.h"
@@ -78,7 +79,8 @@ typedef struct call_state {
         char *lines;
         size_t len;
         char *verdict;          /* the scan's line */
-        bool done, dead, timed_out, cancelled, have_status, sync_eof;
+        bool done, dead, timed_out, cancelled, have_status, sync_eof, cpu_killed;
+        int64_t cpu_limit_us, cpu_base_us; /* the call's CPU limit (0: none), the sandbox's CPU at its start */
         int status;             /* from "D STATUS", or the wait status when dead */
 } call_state;
 
@@ -157,10 +159,37 @@ static void read_sync_queued(acs_run_warm *w, call_state *cs)
                 read_sync(w, cs);
 }
 
+static int cpu_cgroup_fd(const acs_run_warm *w)
+{
+        return w->sb.in_cgroup ? w->cg.dir_fd : -1;
+}
+
+/*
+ * The call's CPU time so far against its limit: ms until the next sample
+ * (-1: no limit), or the sandbox killed at the limit (cs->cpu_killed).
+ */
+static int sample_cpu(acs_run_warm *w, call_state *cs)
+{
+        static int ncpu;
+        int64_t now = 0;
+        if (!cs->cpu_limit_us)
+                return -1;
+        if (!ncpu)
+                ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (int)sysconf(_SC_NPROCESSORS_ONLN) : 1;
+        if (acs_sandbox_cpu_us(cpu_cgroup_fd(w), w->sb.pid, &now) < 0)
+                return 1000; /* the wall-clock timeout and RLIMIT_CPU still bound it */
+        if (now - cs->cpu_base_us >= cs->cpu_limit_us) {
+                cs->dead = cs->cpu_killed = true;
+                return -1;
+        }
+        return (int)acs_cpu_next_sample_ms(cs->cpu_limit_us, now - cs->cpu_base_us, ncpu);
+}
+
 /* Wait for the call's end: its "D" line, or the sandbox's. */
 static void wait_call(acs_run_warm *w, int cancel_fd, double timeout_s, call_state *cs, acs_shield *sh)
 {
         _cleanup_close_ int timer = timeout_s > 0 ? arm(timeout_s) : -1;
+        int next = sample_cpu(w, cs);
         while (!cs->done && !cs->dead) {
                 struct pollfd p[7] = {
                         { .fd = w->outp[0], .events = POLLIN }, { .fd = w->errp[0], .events = POLLIN },
@@ -168,11 +197,16 @@ static void wait_call(acs_run_warm *w, int cancel_fd, double timeout_s, call_sta
                         { .fd = timer, .events = POLLIN }, { .fd = cancel_fd, .events = POLLIN },
                         { .fd = cs->sync_eof ? -1 : w->sb.sync_fd, .events = POLLIN },
                 };
-                if (poll(p, 7, -1) < 0) {
+                int n = poll(p, 7, next);
+                if (n < 0) {
                         if (errno == EINTR)
                                 continue;
                         cs->dead = true;
                         break;
+                }
+                if (n == 0) {
+                        next = sample_cpu(w, cs);
+                        continue;
                 }
                 if (p[0].revents)
                         drain(w->outp[0], ACS_STDOUT, sh);
@@ -214,6 +248,10 @@ static void classify(const call_state *cs, acs_report *rep)
                 rep->status = ACS_STATUS_TIMEOUT;
                 rep->exit_code = 124;
                 rep->signal = SIGKILL;
+        } else if (cs->cpu_killed) {
+                rep->status = ACS_STATUS_CPU;
+                rep->signal = SIGKILL;
+                rep->exit_code = 128 + SIGKILL;
         } else if (cs->done) {
                 rep->status = ACS_STATUS_EXITED;
                 rep->exit_code = cs->status;
@@ -246,8 +284,14 @@ static int session_run(acs_run_warm *w, const char *code, size_t len, bool comma
         acs_run_fill_limits(rep, &w->p);
         rep->limits.timeout_s = timeout_s;
         acs_run_fill_confinement(rep, &w->sb, &w->cg);
+        if (w->call_cpu_s && (!rep->limits.cpu_s || w->call_cpu_s < rep->limits.cpu_s))
+                rep->limits.cpu_s = w->call_cpu_s;
+        w->call_cpu_s = 0; /* for this call only */
         if (w->sb.pid < 0)
                 return acs_error_set(err, -ESRCH, "session", "the session has ended: its sandbox is gone");
+        cs.cpu_limit_us = (int64_t)rep->limits.cpu_s * 1000000;
+        if (cs.cpu_limit_us && acs_sandbox_cpu_us(cpu_cgroup_fd(w), w->sb.pid, &cs.cpu_base_us) < 0)
+                cs.cpu_base_us = 0; /* counted from the session's start: never more than the limit */
         _cleanup_shield_ acs_shield *sh = acs_shield_new(w->p.max_tokens, prof->ansi == ACS_ANSI_STRIP);
         if (!sh)
                 return acs_error_set(err, -ENOMEM, "session", "out of memory");
@@ -292,6 +336,11 @@ int acs_run_session_command(acs_run_warm *w, const char *cmd, size_t len, const 
                             double timeout_s, int cancel_fd, acs_report *rep, acs_error *err)
 {
         return session_run(w, cmd, len, true, cwd, env, timeout_s, cancel_fd, rep, err);
+}
+
+void acs_run_session_set_cpu(acs_run_warm *w, uint64_t cpu_s)
+{
+        w->call_cpu_s = cpu_s;
 }
 
 bool acs_run_session_alive(const acs_run_warm *w)

@@ -120,6 +120,44 @@ async function deltas(t, c, where, validate) {
   await c.callTool({ name: 'close_session', arguments: { session: s } });
 }
 
+// [limits] cpu counts each call of a session, not the whole session
+function cpuProfile(dir) {
+  const f = join(dir, 'sess-cpu.ini');
+  writeFileSync(f, '[profile]\ndescription = session cpu\ninherit = default\n\n[limits]\ncpu = 2\ntimeout = 30\n');
+  chmodSync(f, 0o644);
+  return f;
+}
+
+const burn = (s) => `import time\nt = time.process_time()\nwhile time.process_time() - t < ${s}:\n    pass\nprint("burnt")`;
+
+async function cpuPerCall(t, sdk, dir) {
+  const c = await stdioClient(sdk, ['mcp', '--pool', '0', '--profile', cpuProfile(dir)]);
+  const py = (session, code, extra = {}) => c.callTool({ name: 'execute_python', arguments: { session, code, ...extra } });
+  try {
+    let ok3 = true;
+    for (let i = 1; i <= 3; i++) {
+      const r = await py('c1', burn(1.3));
+      ok3 &&= t.is(r.structuredContent?.stdout?.text, 'burnt\n', `call ${i} of a session burns 1.3 s of its 2 s a call`);
+    }
+    let r = await py('c1', 'print("still here")');
+    t.is(r.structuredContent?.stdout?.text, 'still here\n', 'the session lives on after 3.9 s of CPU in all');
+    t.is(r.structuredContent?.limits?.cpu_s, 2, "the report's cpu_s is the per-call limit");
+    let t0 = Date.now();
+    r = await py('c2', 'while True:\n    pass');
+    t.ok(r.structuredContent?.status === 'cpu' && Date.now() - t0 < 15000,
+      'a call that spins is stopped at the per-call CPU limit (status cpu)', r.structuredContent);
+    r = await py('c3', burn(1.5), { cpu: 1 });
+    t.is(r.structuredContent?.status, 'cpu', 'a call\'s "cpu" lowers its own limit');
+    r = await py('c4', 'x = 1', { cpu: 1 });
+    r = await py('c4', burn(1.5));
+    t.is(r.structuredContent?.stdout?.text, 'burnt\n', 'the lowered limit was for that call only');
+    r = await py('c4', 'print(x)', { cpu: 5 });
+    t.ok(r.isError && /may only lower/.test(textOf(r)), 'a call\'s "cpu" above the limit is refused', r);
+  } finally {
+    await c.close();
+  }
+}
+
 function registerSdk(sdk) {
   test('sdk session commands', async (t) => {
     const dir = tempDir('cmd');
@@ -162,6 +200,7 @@ function registerSdk(sdk) {
       r = await d.callTool({ name: 'execute_command', arguments: { command: 'echo cold' } });
       t.is(r.structuredContent?.stdout?.text, 'cold\n', 'control: execute_command without a session runs cold');
       await d.close();
+      await cpuPerCall(t, sdk, dir);
     } finally {
       server.kill('SIGTERM');
       await exited;
