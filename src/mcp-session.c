@@ -239,7 +239,8 @@ static const char session_prop[] =
 
 static const char close_session_tool[] =
         "{\"name\":\"close_session\",\"title\":\"End a session\",\"description\":\"End the session "
-        "execute_python calls named with \\\"session\\\": its sandbox, workspace and globals are destroyed.\","
+        "that execute_python, execute_command, write_file and read_file calls named with \\\"session\\\": its "
+        "sandbox, workspace and globals are destroyed.\","
         "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"}},"
         "\"required\":[\"session\"],\"additionalProperties\":false},"
         "\"annotations\":{\"title\":\"End a session\",\"readOnlyHint\":false,\"destructiveHint\":true,"
