@@ -69,6 +69,7 @@ typedef struct mcp_job {
         char *buf;
         size_t len, cap;
         bool overflow, eof, reaped, cancelled;
+        bool answered; /* its result went out before the worker was reaped */
         int wstatus;
         uint64_t kill_at_ms; /* cancelled: SIGKILL the process group then */
         /* the request's _meta.progressToken: notifications/progress while it runs (SDKs time out without) */
@@ -319,7 +320,7 @@ static void job_respond(mcp_server *s, mcp_job *j)
 {
         char msg[200], *line = NULL;
 
-        if (j->cancelled)
+        if (j->cancelled || j->answered)
                 return; /* MCP: no response for a cancelled request */
         if (WIFEXITED(j->wstatus) && WEXITSTATUS(j->wstatus) == 0 && job_complete(j) &&
             acs_jrpc_result_raw(j->id_json, j->buf, j->len - 1, &line) == 0) {
@@ -337,11 +338,32 @@ static void job_respond(mcp_server *s, mcp_job *j)
         reply_error(s, j->id_json, ACS_JRPC_INTERNAL_ERROR, msg);
 }
 
+/*
+ * A worker writes its result as one line, last, and only when it is whole
+ * (a failed write leaves no final newline): a complete line is answered at
+ * once. The worker then reaps its sandbox, whose teardown (init's exit, the
+ * overlays going away: sync-proto.h) no longer delays the call; the job
+ * stays here, counted against --max-concurrency, until it is reaped.
+ */
+static void job_answer_early(mcp_server *s, mcp_job *j)
+{
+        char *line = NULL;
+
+        if (j->answered || j->cancelled || j->session || j->overflow || !job_complete(j))
+                return;
+        if (acs_jrpc_result_raw(j->id_json, j->buf, j->len - 1, &line) < 0)
+                return; /* answered when reaped, by job_respond */
+        send_line(s, line);
+        j->answered = true;
+}
+
 /* Reap finished workers and answer the calls whose results are in. */
 static void jobs_collect(mcp_server *s)
 {
         for (mcp_job **pp = &s->running; *pp;) {
                 mcp_job *j = *pp;
+
+                job_answer_early(s, j);
 
                 if (j->session && !j->reaped) {
                         /* the session's worker lives on: one complete line (or its end) answers */
@@ -394,8 +416,8 @@ static void cancel_request(mcp_server *s, const char *id_key)
                 return;
         }
         for (mcp_job *j = s->running; j; j = j->next) {
-                if (!id_matches(j->id_key, id_key) || j->cancelled)
-                        continue;
+                if (!id_matches(j->id_key, id_key) || j->cancelled || j->answered)
+                        continue; /* an answered request is over: its id may be reused */
                 j->cancelled = true;
                 /* Ask the engine first (it cleans up); SIGKILL the group if it has not ended soon. */
                 if (j->cancel_fd >= 0) {
@@ -414,7 +436,7 @@ static int poll_timeout(const mcp_server *s)
         for (const mcp_job *j = s->running; j; j = j->next) {
                 if (j->cancelled && !j->reaped && j->kill_at_ms < next)
                         next = j->kill_at_ms;
-                if (j->progress_token && !j->cancelled && !j->reaped && j->progress_at_ms < next)
+                if (j->progress_token && !j->cancelled && !j->answered && !j->reaped && j->progress_at_ms < next)
                         next = j->progress_at_ms;
         }
         if (acs_pool_missing(s->pool) && s->pool_taken_ms + POOL_REFILL_MS < next)
@@ -446,7 +468,7 @@ static void send_progress(mcp_server *s)
         for (mcp_job *j = s->running; j; j = j->next) {
                 struct json_object *m;
 
-                if (!j->progress_token || j->cancelled || j->reaped || j->progress_at_ms > now)
+                if (!j->progress_token || j->cancelled || j->answered || j->reaped || j->progress_at_ms > now)
                         continue;
                 j->progress_at_ms = now + ACS_MCP_PROGRESS_MS;
                 m = acs_mcp_progress_message(j->progress_token, now - j->started_ms, &j->progress_last);
