@@ -53,14 +53,10 @@ static int copy_fd(int in, int out)
                         continue;
                 if (k <= 0)
                         return k < 0 ? -errno : 0;
-                for (ssize_t off = 0; off < k;) {
-                        ssize_t w = write(out, buf + off, (size_t)(k - off));
+                int r = acs_write_all(out, buf, (size_t)k);
 
-                        if (w < 0 && errno != EINTR)
-                                return -errno;
-                        if (w > 0)
-                                off += w;
-                }
+                if (r < 0)
+                        return r;
         }
 }
 
@@ -101,15 +97,7 @@ static int write_at(int dfd, const char *name, const char *s, size_t n)
 
         if (fd < 0)
                 return -errno;
-        while (n) {
-                ssize_t w = write(fd, s, n);
-
-                if (w < 0 && errno != EINTR)
-                        return -errno;
-                if (w > 0)
-                        s += w, n -= (size_t)w;
-        }
-        return 0;
+        return acs_write_all(fd, s, n);
 }
 
 static int write_manifest(int dfd, const acs_changes *c, const char *patch_sha)

@@ -191,14 +191,7 @@ static int write_temp(applier *a, const acs_change *ch, int parent, const char *
                         break;
                 }
                 a->cr.update(&ctx, buf, (size_t)k);
-                for (ssize_t off = 0; off < k && r >= 0;) {
-                        ssize_t w = write(out, buf + off, (size_t)(k - off));
-
-                        if (w < 0 && errno != EINTR)
-                                r = -errno;
-                        else if (w > 0)
-                                off += w;
-                }
+                r = acs_write_all(out, buf, (size_t)k);
         }
         if (r >= 0 && a->cr.final(md, &ctx) == 1) {
                 acs_sha256_hex(md, hex);

@@ -44,30 +44,11 @@ static int read_source(const char *file, size_t limit, char **ret, size_t *ret_l
                                              file_kind(st.st_mode));
                 in = fd;
         }
-        size_t len = 0, cap = 0;
-        _cleanup_free_ char *buf = NULL;
-        for (;;) {
-                if (len + 65536 > cap) {
-                        size_t ncap = cap ? cap * 2 : 65536 * 2;
-                        char *n = realloc(buf, ncap);
-                        if (!n)
-                                return acs_error_set(err, -ENOMEM, "check", "out of memory reading %s", file);
-                        buf = n;
-                        cap = ncap;
-                }
-                if (len >= limit)
-                        break;
-                ssize_t n = read(in, buf + len, (cap - len < limit - len) ? cap - len : limit - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return acs_error_errno(err, -errno, "check", "cannot read %s", file);
-                if (n == 0)
-                        break;
-                len += n;
-        }
-        *ret = TAKE_PTR(buf);
-        *ret_len = len;
+        int r = acs_read_all(in, limit, ret, ret_len);
+        if (r == -ENOMEM)
+                return acs_error_set(err, -ENOMEM, "check", "out of memory reading %s", file);
+        if (r < 0)
+                return acs_error_errno(err, r, "check", "cannot read %s", file);
         return 0;
 }
 

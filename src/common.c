@@ -235,10 +235,16 @@ int acs_fd_above_stdio(int fd)
 int acs_read_small_at(int dfd, const char *name, char *buf, size_t size)
 {
         _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
-        size_t n = 0;
 
         if (fd < 0)
                 return -errno;
+        return acs_read_small(fd, buf, size);
+}
+
+int acs_read_small(int fd, char *buf, size_t size)
+{
+        size_t n = 0;
+
         while (n + 1 < size) {
                 ssize_t k = read(fd, buf + n, size - 1 - n);
                 if (k < 0 && errno == EINTR)
@@ -252,6 +258,47 @@ int acs_read_small_at(int dfd, const char *name, char *buf, size_t size)
         if (size)
                 buf[n] = '\0';
         return (int)n;
+}
+
+int acs_read_all(int fd, size_t max, char **ret, size_t *ret_len)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0, cap = 0;
+        struct stat st;
+
+        if (max > SIZE_MAX / 2)
+                max = SIZE_MAX / 2; /* cap below stays representable */
+        /* A regular file's size, plus one byte to see its end in the same buffer. */
+        size_t first = 4096;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+                first = ((uint64_t)st.st_size < max ? (size_t)st.st_size + 1 : max) + 1;
+        while (len < max) {
+                if (len + 1 >= cap) {
+                        size_t ncap = !buf ? first : cap * 2;
+                        if (ncap > max + 1)
+                                ncap = max + 1;
+                        char *nb = realloc(buf, ncap);
+                        if (!nb)
+                                return -ENOMEM;
+                        buf = nb;
+                        cap = ncap;
+                }
+                size_t room = cap - 1 - len;
+                ssize_t k = read(fd, buf + len, room < max - len ? room : max - len);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                if (k == 0)
+                        break;
+                len += (size_t)k;
+        }
+        if (!buf && !(buf = malloc(1)))
+                return -ENOMEM;
+        buf[len] = '\0';
+        *ret = TAKE_PTR(buf);
+        *ret_len = len;
+        return 0;
 }
 
 int acs_write_str_at(int dfd, const char *name, const char *s)
@@ -283,6 +330,8 @@ int acs_write_all(int fd, const void *p, size_t len)
                 }
                 if (n < 0)
                         return -errno;
+                if (n == 0)
+                        return -EIO; /* no progress: never spin */
                 c += n;
                 len -= (size_t)n;
         }

@@ -82,6 +82,16 @@ const char *acs_error_text(const acs_error *err, int r);
  * or write s in one write() (a short write is -EIO). -errno on failure. */
 int acs_read_small_at(int dfd, const char *name, char *buf, size_t size);
 int acs_write_str_at(int dfd, const char *name, const char *s);
+/* Small fixed buffers from an open fd: like acs_read_small_at. */
+int acs_read_small(int fd, char *buf, size_t size);
+/*
+ * Read fd to its end or to max bytes, whichever comes first, into a new
+ * NUL-terminated buffer (*ret, freed by the caller; the length in *ret_len).
+ * Across EINTR and short reads; a regular file is read into one allocation
+ * of its size. A caller that refuses more than N bytes passes N + 1 and
+ * checks the length. Returns 0 or -errno (nothing is returned on failure).
+ */
+int acs_read_all(int fd, size_t max, char **ret, size_t *ret_len);
 /* Write all of p, across EINTR, short writes and (waiting in poll) EAGAIN. */
 int acs_write_all(int fd, const void *p, size_t len);
 

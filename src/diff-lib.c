@@ -218,8 +218,6 @@ int acs_read_beneath(int dirfd, const char *path, char **ret, size_t *ret_len)
 {
         /* O_NONBLOCK: opening a FIFO must not wait for a writer */
         _cleanup_close_ int fd = acs_open_beneath(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0, cap = 0;
         struct stat st;
 
         if (fd < 0)
@@ -228,34 +226,7 @@ int acs_read_beneath(int dirfd, const char *path, char **ret, size_t *ret_len)
                 return -errno;
         if (!S_ISREG(st.st_mode))
                 return -EINVAL;
-        cap = (size_t)st.st_size + 1;
-        buf = malloc(cap);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t k;
-
-                if (len + 1 >= cap) {
-                        char *nb = realloc(buf, cap * 2);
-
-                        if (!nb)
-                                return -ENOMEM;
-                        buf = nb;
-                        cap *= 2;
-                }
-                k = read(fd, buf + len, cap - len - 1);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return -errno;
-                if (k == 0)
-                        break;
-                len += (size_t)k;
-        }
-        buf[len] = 0;
-        *ret = TAKE_PTR(buf);
-        *ret_len = len;
-        return 0;
+        return acs_read_all(fd, SIZE_MAX, ret, ret_len);
 }
 
 int acs_change_list_push(acs_change **v, size_t *n, size_t *cap, acs_change *ch)

@@ -110,18 +110,13 @@ static int read_file(int dfd, const char *dir, const char *name, char **ret, siz
                 return fd;
         if ((uint64_t)st.st_size > MAX_MANIFEST)
                 return acs_error_set(err, -EFBIG, "apply", "%s/%s is larger than %u bytes", dir, name, MAX_MANIFEST);
-        if (!(buf = malloc((size_t)st.st_size + 1)))
+        int r = acs_read_all(fd, (size_t)st.st_size, &buf, &len);
+        if (r == -ENOMEM)
                 return acs_error_set(err, -ENOMEM, "apply", "out of memory");
-        while (len < (size_t)st.st_size) {
-                ssize_t k = read(fd, buf + len, (size_t)st.st_size - len);
-
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k <= 0)
-                        return acs_error_errno(err, k < 0 ? -errno : -EIO, "apply", "cannot read %s/%s", dir, name);
-                len += (size_t)k;
-        }
-        buf[len] = 0;
+        if (r >= 0 && len < (size_t)st.st_size)
+                r = -EIO; /* shorter than it was a moment ago */
+        if (r < 0)
+                return acs_error_errno(err, r, "apply", "cannot read %s/%s", dir, name);
         *ret = TAKE_PTR(buf);
         *ret_len = len;
         return 0;

@@ -399,9 +399,10 @@ static int load_token(const acs_options *o, acs_http_server *srv, acs_error *err
                 if (fd < 0)
                         return acs_error_errno(err, -errno, "usage", "--http-token-file %s",
                                                o->http_token_file);
-                ssize_t k;
-                while (n < sizeof buf - 1 && (k = read(fd, buf + n, sizeof buf - 1 - n)) > 0)
-                        n += (size_t)k;
+                int k = acs_read_small(fd, buf, sizeof buf);
+                if (k < 0)
+                        return acs_error_errno(err, k, "usage", "--http-token-file %s", o->http_token_file);
+                n = (size_t)k;
                 if (n > HTTP_TOKEN_MAX)
                         return acs_error_set(err, -EINVAL, "usage",
                                              "--http-token-file %s: longer than %d bytes", o->http_token_file,

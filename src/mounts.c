@@ -285,16 +285,7 @@ static int write_text(const char *path, const char *data, size_t len, mode_t mod
         _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
         if (fd < 0)
                 return -errno;
-        while (len > 0) {
-                ssize_t n = write(fd, data, len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return n < 0 ? -errno : -EIO;
-                data += n;
-                len -= (size_t)n;
-        }
-        return 0;
+        return acs_write_all(fd, data, len);
 }
 
 /* /dev with only null, zero, full, random, urandom and the usual links. */

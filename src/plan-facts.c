@@ -78,25 +78,13 @@ static int read_source(const char *path, uint64_t max, acs_host_facts *p, acs_er
         if (max && (uint64_t)st.st_size > max)
                 return acs_error_set(err, -EFBIG, "input", "'%s' is %lld bytes, over max_source %llu",
                                      path, (long long)st.st_size, (unsigned long long)max);
-        size_t cap = (size_t)st.st_size, len = 0;
-        char *buf = malloc(cap + 1);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t n = read(fd, buf + len, cap - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0) {
-                        free(buf);
-                        return acs_error_errno(err, -errno, "input", "reading '%s'", path);
-                }
-                if (n == 0)
-                        break;
-                len += (size_t)n;
-                if (len == cap)
-                        break;
-        }
-        buf[len] = '\0';
+        char *buf;
+        size_t len;
+        int r = acs_read_all(fd, (size_t)st.st_size, &buf, &len);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return acs_error_errno(err, r, "input", "reading '%s'", path);
         p->file_data = buf;
         p->file_len = len;
         const char *base = strrchr(path, '/');

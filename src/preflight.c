@@ -33,14 +33,10 @@
 
 int acs_preflight_read_long(const char *path, long *ret)
 {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
         char buf[64];
-        if (fd < 0)
-                return -errno;
-        ssize_t n = read(fd, buf, sizeof buf - 1);
+        int n = acs_read_small_at(AT_FDCWD, path, buf, sizeof buf);
         if (n <= 0)
-                return n < 0 ? -errno : -EINVAL;
-        buf[n] = '\0';
+                return n < 0 ? n : -EINVAL;
         char *end;
         errno = 0;
         long v = strtol(buf, &end, 10);

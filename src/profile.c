@@ -543,21 +543,13 @@ static int read_text(const char *path, char **ret, acs_error *err)
                 return acs_error_set(err, -EFBIG, "profile", "%s: larger than %d bytes", path,
                                      MAX_PROFILE_SIZE);
 
-        _cleanup_free_ char *buf = malloc((size_t)st.st_size + 1);
-        size_t n = 0;
-        if (!buf)
+        _cleanup_free_ char *buf = NULL;
+        size_t n;
+        int r = acs_read_all(fd, (size_t)st.st_size, &buf, &n);
+        if (r == -ENOMEM)
                 return acs_error_set(err, -ENOMEM, "profile", "out of memory");
-        while (n < (size_t)st.st_size) {
-                ssize_t k = read(fd, buf + n, (size_t)st.st_size - n);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return acs_error_errno(err, -errno, "profile", "%s: read", path);
-                if (k == 0)
-                        break;
-                n += (size_t)k;
-        }
-        buf[n] = '\0';
+        if (r < 0)
+                return acs_error_errno(err, r, "profile", "%s: read", path);
         if (memchr(buf, '\0', n))
                 return acs_error_set(err, -EINVAL, "profile", "%s: contains a NUL byte", path);
         *ret = TAKE_PTR(buf);

@@ -28,7 +28,13 @@ double acs_now_ms(void)
         return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static void write_all(int fd, const char *buf, size_t len)
+/*
+ * Not acs_write_all: the live copy to our own stdout/stderr is best effort.
+ * When the caller made that fd non-blocking and it is full (EAGAIN), or its
+ * reader is gone (EPIPE), the rest is dropped rather than waited for or
+ * reported: the supervisor goes on capturing, timing and reporting the run.
+ */
+static void write_or_drop(int fd, const char *buf, size_t len)
 {
         while (len > 0) {
                 ssize_t n = write(fd, buf, len);
@@ -43,7 +49,7 @@ static void write_all(int fd, const char *buf, size_t len)
 
 static void emit_fd(void *ud, const char *buf, size_t len)
 {
-        write_all(*(const int *)ud, buf, len);
+        write_or_drop(*(const int *)ud, buf, len);
 }
 
 void acs_pass_through(acs_outmark *mark, int fd, const char *buf, size_t len)
@@ -51,7 +57,7 @@ void acs_pass_through(acs_outmark *mark, int fd, const char *buf, size_t len)
         if (mark)
                 acs_outmark_feed(mark, buf, len, emit_fd, &fd);
         else
-                write_all(fd, buf, len);
+                write_or_drop(fd, buf, len);
 }
 
 void acs_pass_flush(acs_outmark *mark, int fd)

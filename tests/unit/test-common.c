@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The shared helpers of common.c: read-all, over pipes and memory files. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../tap.h"
+#include "common.h"
+
+/* A pipe whose writer (a child) sends n bytes of pattern, then closes. */
+static int pipe_of(size_t n)
+{
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return -1;
+        pid_t pid = fork();
+        if (pid == 0) {
+                char chunk[1000];
+                for (size_t i = 0; i < sizeof chunk; i++)
+                        chunk[i] = (char)('a' + i % 26);
+                close(p[0]);
+                for (size_t off = 0; off < n;) {
+                        size_t k = n - off < sizeof chunk ? n - off : sizeof chunk;
+                        /* small writes: the reader sees many short reads */
+                        if (write(p[1], chunk, k) != (ssize_t)k)
+                                _exit(1);
+                        off += k;
+                }
+                _exit(0);
+        }
+        close(p[1]);
+        return p[0];
+}
+
+static int memfd_of(size_t n)
+{
+        int fd = memfd_create("t", MFD_CLOEXEC);
+        for (size_t i = 0; i < n; i++)
+                if (write(fd, &(char){ (char)('a' + i % 1000 % 26) }, 1) != 1)
+                        return -1;
+        lseek(fd, 0, SEEK_SET);
+        return fd;
+}
+
+static bool pattern(const char *b, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (b[i] != (char)('a' + i % 1000 % 26))
+                        return false;
+        return b[n] == '\0';
+}
+
+static void test_read_all(void)
+{
+        static const struct {
+                size_t size, max, want;
+                bool pipe;
+        } cases[] = {
+                { 0, 100, 0, true },          { 0, 100, 0, false },
+                { 5000, 100000, 5000, true }, { 5000, 100000, 5000, false },
+                { 5000, 5000, 5000, true },   { 5000, 5000, 5000, false },
+                { 5000, 5001, 5000, true },   { 5000, 5001, 5000, false },
+                { 5000, 100, 100, true },     { 5000, 100, 100, false },
+                { 300000, SIZE_MAX, 300000, true }, { 300000, SIZE_MAX, 300000, false },
+                { 10, 0, 0, true },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                int fd = cases[i].pipe ? pipe_of(cases[i].size) : memfd_of(cases[i].size);
+                _cleanup_free_ char *buf = NULL;
+                size_t len = 12345;
+                int r = acs_read_all(fd, cases[i].max, &buf, &len);
+                ok(r == 0 && len == cases[i].want && buf && pattern(buf, len),
+                   "read_all: %zu bytes from a %s, max %zu: %zu, NUL-terminated (r=%d, len=%zu)",
+                   cases[i].size, cases[i].pipe ? "pipe" : "file", cases[i].max, cases[i].want, r, len);
+                close(fd);
+                while (waitpid(-1, NULL, 0) > 0)
+                        ;
+        }
+
+        char *buf = (char *)"untouched";
+        size_t len = 7;
+        int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        ok(acs_read_all(fd, 100, &buf, &len) == -EISDIR && len == 7 && strcmp(buf, "untouched") == 0,
+           "read_all: an error is -errno and leaves the out-parameters alone");
+        close(fd);
+        ok(acs_read_all(-1, 100, &buf, &len) == -EBADF, "read_all: a bad fd is -EBADF");
+}
+
+int main(void)
+{
+        test_read_all();
+        return tap_done();
+}
