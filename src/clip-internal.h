@@ -22,11 +22,6 @@
 #define FOLD_MIN 4                            /* runs this long or longer are folded */
 #define ELLIPSIS "\xe2\x80\xa6"               /* U+2026 */
 
-typedef struct sbuf {
-        char *p;
-        size_t len, cap;
-} sbuf;
-
 /* The estimate's state on a line (clip-tokens.c): what came before. */
 typedef struct acs_tok {
         uint32_t prev; /* previous code point */
@@ -42,7 +37,7 @@ typedef struct acs_tok {
 
 /* The line being assembled. */
 typedef struct line {
-        sbuf text;      /* cleaned content, at most linecap bytes kept */
+        acs_strbuf text; /* cleaned content, at most linecap bytes kept */
         uint64_t len;   /* cleaned bytes, including those not kept */
         uint64_t units; /* units of all of it */
         acs_tok tok;    /* the estimate's state after it */
@@ -70,7 +65,7 @@ typedef struct stream {
         bool live;      /* every byte so far went to the terminal */
         bool head_cut;  /* the head ends inside a line */
         bool skip_line; /* dropping the rest of the line cut at the head */
-        sbuf head;
+        acs_strbuf head;
         uint64_t head_units, head_lines;
         size_t head_last_off; /* last complete line in head (without "\n") */
         size_t head_last_len;
@@ -82,7 +77,7 @@ typedef struct stream {
         bool prev_nl;
         uint64_t run, shown; /* lines in the run; of those already in the head */
         /* tail ring: entries [ring_start, ring.len) */
-        sbuf ring;
+        acs_strbuf ring;
         size_t ring_start;
         uint64_t ring_units, ring_entries;
         /* counters */
@@ -110,39 +105,6 @@ typedef struct chunk {
         ssize_t line_off; /* offset where the current line began, -1: earlier chunk */
         size_t live_end;  /* result of feed */
 } chunk;
-/* ---- small buffers ---------------------------------------------------- */
-
-static inline bool sbuf_reserve(sbuf *b, size_t extra)
-{
-        if (b->len + extra <= b->cap)
-                return true;
-        size_t n = b->cap ? b->cap : 64;
-        while (n < b->len + extra)
-                n *= 2;
-        char *p = realloc(b->p, n);
-        if (!p)
-                return false;
-        b->p = p;
-        b->cap = n;
-        return true;
-}
-
-static inline bool sbuf_add(sbuf *b, const void *d, size_t n)
-{
-        if (n == 0)
-                return true;
-        if (!sbuf_reserve(b, n))
-                return false;
-        memcpy(b->p + b->len, d, n);
-        b->len += n;
-        return true;
-}
-
-static inline void sbuf_free(sbuf *b)
-{
-        free(b->p);
-        *b = (sbuf){};
-}
 /* ---- units ------------------------------------------------------------ */
 
 /* clip-tokens.c: units of code point cp (not "\n") after what t describes;

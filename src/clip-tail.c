@@ -22,7 +22,7 @@ typedef struct entry_head {
         uint32_t units;
 } entry_head;
 
-static size_t entry_size(const sbuf *r, size_t off, size_t *ret_text_off, uint32_t *ret_len,
+static size_t entry_size(const acs_strbuf *r, size_t off, size_t *ret_text_off, uint32_t *ret_len,
                          uint32_t *ret_units, entry_extra *ret_x)
 {
         entry_head h;
@@ -90,17 +90,17 @@ static void ring_push(acs_shield *s, stream *t, const char *a, size_t alen, cons
         bool special = x->lines != 1 || x->raw != n || x->units != units;
         entry_head h = {(uint32_t)n | (special ? ENTRY_SPECIAL : 0), (uint32_t)units};
 
-        if (n >= ENTRY_SPECIAL || units > UINT32_MAX || !sbuf_reserve(&t->ring, sizeof h + sizeof *x + n)) {
+        if (n >= ENTRY_SPECIAL || units > UINT32_MAX || acs_strbuf_reserve(&t->ring, sizeof h + sizeof *x + n) < 0) {
                 t->om_lines += x->lines;
                 t->om_bytes += x->raw;
                 t->om_units += x->units;
                 return;
         }
-        sbuf_add(&t->ring, &h, sizeof h);
+        acs_strbuf_add(&t->ring, &h, sizeof h);
         if (special)
-                sbuf_add(&t->ring, x, sizeof *x);
-        sbuf_add(&t->ring, a, alen);
-        sbuf_add(&t->ring, b, blen);
+                acs_strbuf_add(&t->ring, x, sizeof *x);
+        acs_strbuf_add(&t->ring, a, alen);
+        acs_strbuf_add(&t->ring, b, blen);
         t->ring_units += units;
         t->ring_entries++;
         ring_trim(s, t);
@@ -136,14 +136,14 @@ static size_t prefix_within(const char *s, size_t len, uint64_t max)
         return i;
 }
 /* The text of a line as stored: kept bytes, a cut mark, its newline. */
-static void line_display(const line *l, bool nl, sbuf *out)
+static void line_display(const line *l, bool nl, acs_strbuf *out)
 {
         out->len = 0;
-        sbuf_add(out, l->text.p, l->text.len);
+        acs_strbuf_add(out, l->text.p, l->text.len);
         if (l->len > l->text.len)
-                sbuf_add(out, ELLIPSIS, strlen(ELLIPSIS));
+                acs_strbuf_add(out, ELLIPSIS, strlen(ELLIPSIS));
         if (nl)
-                sbuf_add(out, "\n", 1);
+                acs_strbuf_add(out, "\n", 1);
 }
 
 /* Emit the folder's run into the ring. */
@@ -158,7 +158,7 @@ void acs_clip_fold_flush(acs_shield *s, stream *t)
         /* prev.raw sums the lines not yet shown; they are equal, so share it */
         uint64_t raw1 = t->prev.raw / todo;
         uint64_t u1 = t->prev.units + (t->prev_nl ? acs_clip_nl_units(&t->prev) : 0);
-        _cleanup_(sbuf_free) sbuf d = {};
+        _cleanup_strbuf_ acs_strbuf d = {};
         const char *a = t->prev.text.p, *b = t->prev_nl ? "\n" : NULL;
         size_t alen = t->prev.text.len, blen = t->prev_nl;
         if (t->prev.len > t->prev.text.len) {
@@ -204,7 +204,7 @@ static bool line_equal(const line *a, bool anl, const line *b, bool bnl)
 static bool line_copy(line *dst, const line *src)
 {
         dst->text.len = 0;
-        if (!sbuf_add(&dst->text, src->text.p, src->text.len))
+        if (acs_strbuf_add(&dst->text, src->text.p, src->text.len) < 0)
                 return false;
         dst->len = src->len;
         dst->units = src->units;
@@ -247,7 +247,7 @@ static void allocate(uint64_t avail, const uint64_t need[2], uint64_t a[2])
 }
 
 /* Drop ring entries until the rest fits in `alloc` units; cut the last one if need be. */
-static void select_tail(stream *t, uint64_t alloc, sbuf *out)
+static void select_tail(stream *t, uint64_t alloc, acs_strbuf *out)
 {
         while (t->ring_entries > 1 && t->ring_units > alloc)
                 ring_drop_oldest(t);
@@ -260,14 +260,14 @@ static void select_tail(stream *t, uint64_t alloc, sbuf *out)
                 off += entry_size(&t->ring, off, &toff, &n, &u, NULL);
                 const char *txt = t->ring.p + toff;
                 if (u <= alloc) {
-                        sbuf_add(out, txt, n);
+                        acs_strbuf_add(out, txt, n);
                         continue;
                 }
                 /* one line bigger than the whole allocation: its beginning */
                 bool nl = n > 0 && txt[n - 1] == '\n';
                 size_t k = prefix_within(txt, n - nl, alloc - 2 * UNITS_PER_TOKEN);
-                sbuf_add(out, txt, k);
-                sbuf_add(out, ELLIPSIS "\n", strlen(ELLIPSIS) + 1);
+                acs_strbuf_add(out, txt, k);
+                acs_strbuf_add(out, ELLIPSIS "\n", strlen(ELLIPSIS) + 1);
                 t->om_bytes += n - k;
                 t->om_units += u - acs_estimate_units(txt, k);
         }
@@ -301,25 +301,24 @@ static bool stream_clipped(const stream *t)
 
 static int build_text(stream *t, uint64_t alloc, acs_stream_result *r)
 {
-        _cleanup_(sbuf_free) sbuf tail = {};
-        _cleanup_(sbuf_free) sbuf out = {};
+        _cleanup_strbuf_ acs_strbuf tail = {};
+        _cleanup_strbuf_ acs_strbuf out = {};
         select_tail(t, alloc, &tail);
         bool clipped = stream_clipped(t);
 
-        if (!sbuf_reserve(&out, t->head.len + tail.len + 160))
+        if (acs_strbuf_reserve(&out, t->head.len + tail.len + 160) < 0)
                 return -ENOMEM;
-        sbuf_add(&out, t->head.p, t->head.len);
+        acs_strbuf_add(&out, t->head.p, t->head.len);
         size_t head_len = out.len;
         if (t->head_cut)
-                sbuf_add(&out, "\n", 1);
+                acs_strbuf_add(&out, "\n", 1);
         if (clipped) {
                 char m[200];
                 size_t n = marker(m, sizeof m, t->om_lines, t->om_bytes, units_to_tokens(t->om_units));
-                sbuf_add(&out, m, n);
+                acs_strbuf_add(&out, m, n);
         }
-        if (!sbuf_add(&out, tail.p, tail.len) || !sbuf_add(&out, "", 1))
+        if (acs_strbuf_add(&out, tail.p, tail.len) < 0) /* NUL-terminated: reserved above */
                 return -ENOMEM;
-        out.len--; /* NUL-terminated for convenience, not counted */
 
         if (!t->live && out.len > head_len) {
                 t->epi = malloc(out.len - head_len + 1);

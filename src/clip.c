@@ -40,10 +40,10 @@ void acs_shield_free(acs_shield *s)
                 return;
         for (int i = 0; i < 2; i++) {
                 stream *t = &s->st[i];
-                sbuf_free(&t->cur.text);
-                sbuf_free(&t->prev.text);
-                sbuf_free(&t->head);
-                sbuf_free(&t->ring);
+                acs_strbuf_free(&t->cur.text);
+                acs_strbuf_free(&t->prev.text);
+                acs_strbuf_free(&t->head);
+                acs_strbuf_free(&t->ring);
                 free(t->epi);
         }
         free(s);
@@ -67,7 +67,7 @@ void acs_clip_head_close(acs_shield *s, stream *t)
                 return;
         line *p = &t->prev;
         p->text.len = 0;
-        if (!sbuf_add(&p->text, t->head.p + t->head_last_off, t->head_last_len))
+        if (acs_strbuf_add(&p->text, t->head.p + t->head_last_off, t->head_last_len) < 0)
                 return;
         p->len = t->head_last_len;
         p->tok = (acs_tok){};
@@ -109,14 +109,14 @@ static void line_complete(acs_shield *s, stream *t, bool nl, chunk *c)
                         /* a run starts: fold it instead of streaming it */
                         c->live_end = (size_t)c->line_off;
                         acs_clip_head_close(s, t);
-                } else if (sbuf_reserve(&t->head, l->text.len + 1)) {
+                } else if (acs_strbuf_reserve(&t->head, l->text.len + 1) >= 0) {
                         t->head_last_off = t->head.len;
                         t->head_last_len = l->text.len;
                         t->head_run = repeat ? t->head_run + 1 : 1;
                         t->head_has_last = nl && l->text.len == l->len;
-                        sbuf_add(&t->head, l->text.p, l->text.len);
+                        acs_strbuf_add(&t->head, l->text.p, l->text.len);
                         if (nl)
-                                sbuf_add(&t->head, "\n", 1);
+                                acs_strbuf_add(&t->head, "\n", 1);
                         t->head_units += u;
                         t->head_lines++;
                         line_reset(l);
@@ -143,7 +143,7 @@ static void head_overflow(acs_shield *s, stream *t, chunk *c)
         }
         /* its beginning is already on the terminal: the head ends mid-line */
         line *l = &t->cur;
-        if (sbuf_add(&t->head, l->text.p, l->text.len))
+        if (acs_strbuf_add(&t->head, l->text.p, l->text.len) >= 0)
                 t->head_units += l->units;
         t->head_lines++;
         t->head_cut = true;
@@ -200,7 +200,7 @@ static void line_append_cp(acs_shield *s, stream *t, uint32_t cp, chunk *c)
                 return;
         }
         if (l->text.len + n <= s->linecap && l->len == l->text.len) {
-                sbuf_add(&l->text, enc, n);
+                acs_strbuf_add(&l->text, enc, n);
         } else {
                 for (size_t i = 0; i < n; i++)
                         l->xhash = (l->xhash ^ (unsigned char)enc[i]) * UINT64_C(0x100000001b3);
@@ -295,7 +295,7 @@ static void add_plain_run(acs_shield *s, stream *t, const char *p, size_t n)
                 keep = s->linecap - l->text.len;
                 if (keep > n)
                         keep = n;
-                if (!sbuf_add(&l->text, p, keep))
+                if (acs_strbuf_add(&l->text, p, keep) < 0)
                         keep = 0;
         }
         for (size_t i = keep; i < n; i++)

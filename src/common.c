@@ -301,6 +301,56 @@ int acs_read_all(int fd, size_t max, char **ret, size_t *ret_len)
         return 0;
 }
 
+int acs_strbuf_grow(acs_strbuf *b, size_t extra)
+{
+        if (extra >= SIZE_MAX / 2 - b->len)
+                return -ENOMEM;
+        size_t need = b->len + extra + 1, c = b->cap ? b->cap : 64;
+        while (c < need)
+                c *= 2;
+        char *p = realloc(b->p, c);
+        if (!p)
+                return -ENOMEM;
+        if (!b->p)
+                p[0] = '\0'; /* NUL-terminated from the first allocation */
+        b->p = p;
+        b->cap = c;
+        return 0;
+}
+
+int acs_strbuf_vaddf(acs_strbuf *b, const char *fmt, va_list ap)
+{
+        va_list aq;
+        va_copy(aq, ap);
+        int n = vsnprintf(NULL, 0, fmt, aq);
+        va_end(aq);
+        if (n < 0)
+                return -EINVAL;
+        if (n == 0)
+                return 0;
+        int r = acs_strbuf_reserve(b, (size_t)n);
+        if (r < 0)
+                return r;
+        vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+        b->len += (size_t)n;
+        return 0;
+}
+
+int acs_strbuf_addf(acs_strbuf *b, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        int r = acs_strbuf_vaddf(b, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+void acs_strbuf_free(acs_strbuf *b)
+{
+        free(b->p);
+        *b = (acs_strbuf){};
+}
+
 int acs_write_str_at(int dfd, const char *name, const char *s)
 {
         _cleanup_close_ int fd = openat(dfd, name, O_WRONLY | O_CLOEXEC);

@@ -77,6 +77,41 @@ int acs_error_errno(acs_error *err, int code, const char *stage, const char *fmt
  * strerror(0)'s "Success". */
 const char *acs_error_text(const acs_error *err, int r);
 
+/*
+ * A growing byte buffer, NUL-terminated past len once anything is in it (p
+ * stays NULL until then; cap counts the NUL). A failed add returns -ENOMEM
+ * and leaves the buffer as it was; a caller that must not go on with a
+ * hole in the middle keeps its own flag. Zero-initialise; free with
+ * acs_strbuf_free (or _cleanup_strbuf_).
+ */
+typedef struct acs_strbuf {
+        char *p;
+        size_t len, cap;
+} acs_strbuf;
+
+int acs_strbuf_grow(acs_strbuf *b, size_t extra);
+/* Room for extra more bytes (and the NUL) without another allocation. */
+static inline int acs_strbuf_reserve(acs_strbuf *b, size_t extra)
+{
+        return extra < b->cap - b->len ? 0 : acs_strbuf_grow(b, extra);
+}
+static inline int acs_strbuf_add(acs_strbuf *b, const void *s, size_t n)
+{
+        if (n == 0)
+                return 0;
+        int r = acs_strbuf_reserve(b, n);
+        if (r < 0)
+                return r;
+        __builtin_memcpy(b->p + b->len, s, n);
+        b->len += n;
+        b->p[b->len] = '\0';
+        return 0;
+}
+int acs_strbuf_addf(acs_strbuf *b, const char *fmt, ...) _printf_(2, 3);
+int acs_strbuf_vaddf(acs_strbuf *b, const char *fmt, va_list ap) _printf_(2, 0);
+void acs_strbuf_free(acs_strbuf *b);
+#define _cleanup_strbuf_ _cleanup_(acs_strbuf_free)
+
 /* Small kernel files (procfs, cgroupfs; dfd may be AT_FDCWD): read at most
  * size-1 bytes of dfd/name into buf, NUL-terminated, returning the length;
  * or write s in one write() (a short write is -EIO). -errno on failure. */

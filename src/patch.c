@@ -30,8 +30,7 @@ int acs_diff_preload(bool with_patch, acs_error *err)
  * 4 each) grow the report several times over.
  */
 typedef struct sbuf {
-        char *p;
-        size_t len, cap;
+        acs_strbuf s;
         uint64_t limit; /* 0: none */
         uint64_t cost;  /* acs_json_cost_max of what was added */
         bool over;
@@ -44,21 +43,7 @@ static int sbuf_add(sbuf *b, const char *s, size_t n)
                 b->over = true;
                 return -EFBIG;
         }
-        if (b->len + n + 1 > b->cap) {
-                size_t nc = b->cap ? b->cap : 4096;
-                char *np;
-
-                while (nc < b->len + n + 1)
-                        nc *= 2;
-                np = realloc(b->p, nc);
-                if (!np)
-                        return -ENOMEM;
-                b->p = np, b->cap = nc;
-        }
-        memcpy(b->p + b->len, s, n);
-        b->len += n;
-        b->p[b->len] = 0;
-        return 0;
+        return acs_strbuf_add(&b->s, s, n);
 }
 
 static int sbuf_addf(sbuf *b, const char *fmt, ...) _printf_(2, 3);
@@ -253,7 +238,7 @@ int acs_changes_make_patch(int upper_fd, int lower_fd, acs_changes *c, uint64_t 
                 r = emit_item(&b, upper_fd, lower_fd, c, &v[i], &skipped, err);
 done:
         if (r < 0 && b.over) {
-                free(b.p);
+                acs_strbuf_free(&b.s);
                 free(c->patch);
                 c->patch = NULL;
                 c->patch_len = 0;
@@ -261,14 +246,14 @@ done:
                 return 0;
         }
         if (r < 0) {
-                free(b.p);
+                acs_strbuf_free(&b.s);
                 return err && err->code ? r : acs_error_errno(err, r, "patch", "cannot build the patch");
         }
-        if (!b.p && !(b.p = strdup("")))
+        if (!b.s.p && !(b.s.p = strdup("")))
                 return -ENOMEM;
         free(c->patch);
-        c->patch = b.p;
-        c->patch_len = b.len;
+        c->patch = TAKE_PTR(b.s.p);
+        c->patch_len = b.s.len;
         acs_strv_free(c->patch_skipped);
         c->patch_skipped = TAKE_PTR(skipped);
         return 0;

@@ -13,57 +13,27 @@
 
 #include "report.h"
 
+/* The summary's text; oom: a part was lost, so there is no summary (not one
+ * with a hole in it). */
 typedef struct strbuf {
-        char *p;
-        size_t len, cap;
+        acs_strbuf s;
         bool oom;
 } strbuf;
 
 static void sb_add(strbuf *b, const char *s, size_t n)
 {
-        if (b->oom)
-                return;
-        if (b->len + n + 1 > b->cap) {
-                size_t c = b->cap ? b->cap : 256;
-                while (c < b->len + n + 1)
-                        c *= 2;
-                char *p = realloc(b->p, c);
-                if (!p) {
-                        b->oom = true;
-                        return;
-                }
-                b->p = p;
-                b->cap = c;
-        }
-        memcpy(b->p + b->len, s, n);
-        b->len += n;
-        b->p[b->len] = '\0';
+        if (!b->oom && acs_strbuf_add(&b->s, s, n) < 0)
+                b->oom = true;
 }
 
 static void sb_printf(strbuf *b, const char *fmt, ...) _printf_(2, 3);
 static void sb_printf(strbuf *b, const char *fmt, ...)
 {
-        char tmp[512];
         va_list ap;
         va_start(ap, fmt);
-        int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-        va_end(ap);
-        if (n < 0)
-                return;
-        if ((size_t)n < sizeof tmp) {
-                sb_add(b, tmp, (size_t)n);
-                return;
-        }
-        char *big = malloc((size_t)n + 1);
-        if (!big) {
+        if (!b->oom && acs_strbuf_vaddf(&b->s, fmt, ap) < 0)
                 b->oom = true;
-                return;
-        }
-        va_start(ap, fmt);
-        vsnprintf(big, (size_t)n + 1, fmt, ap);
         va_end(ap);
-        sb_add(b, big, (size_t)n);
-        free(big);
 }
 
 /*
@@ -130,10 +100,12 @@ static struct json_object *jstr_len(const char *s, size_t n)
                 return NULL; /* JSON null */
         strbuf b = {};
         sb_add_utf8(&b, s, n);
-        if (b.oom)
+        if (b.oom) {
+                acs_strbuf_free(&b.s);
                 return NULL;
-        struct json_object *j = json_object_new_string_len(b.p ? b.p : "", (int)b.len);
-        free(b.p);
+        }
+        struct json_object *j = json_object_new_string_len(b.s.p ? b.s.p : "", (int)b.s.len);
+        acs_strbuf_free(&b.s);
         return j;
 }
 
@@ -453,8 +425,8 @@ char *acs_report_summary(const acs_report *r)
         if (r->have_files)
                 summary_files(&b, &r->files);
         if (b.oom) {
-                free(b.p);
+                acs_strbuf_free(&b.s);
                 return NULL;
         }
-        return b.p ? b.p : strdup("");
+        return b.s.p ? b.s.p : strdup("");
 }

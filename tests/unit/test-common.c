@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The shared helpers of common.c: read-all, over pipes and memory files. */
+/* The shared helpers of common.c: read-all (over pipes and memory files) and
+ * the string buffer. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -89,8 +90,43 @@ static void test_read_all(void)
         ok(acs_read_all(-1, 100, &buf, &len) == -EBADF, "read_all: a bad fd is -EBADF");
 }
 
+static void test_strbuf(void)
+{
+        _cleanup_strbuf_ acs_strbuf b = {};
+        ok(acs_strbuf_add(&b, "", 0) == 0 && b.p == NULL && b.len == 0,
+           "strbuf: adding nothing allocates nothing");
+        ok(acs_strbuf_reserve(&b, 0) == 0 && b.p && b.p[0] == '\0' && b.len == 0,
+           "strbuf: a reserved buffer is an empty string");
+        ok(acs_strbuf_add(&b, "ab", 2) == 0 && acs_strbuf_addf(&b, "-%d-%s", 42, "x") == 0,
+           "strbuf: add and addf");
+        is_str(b.p, "ab-42-x", "strbuf: NUL-terminated text");
+        is_int(b.len, 7, "strbuf: its length");
+        ok(acs_strbuf_addf(&b, "%s", "") == 0 && b.len == 7, "strbuf: an empty format adds nothing");
+
+        /* binary bytes, and growth across many doublings */
+        acs_strbuf_free(&b);
+        ok(b.p == NULL && b.len == 0 && b.cap == 0, "strbuf: free leaves a zeroed buffer");
+        bool same = true;
+        for (unsigned i = 0; i < 100000; i++) {
+                char c = (char)(i % 251);
+                same &= acs_strbuf_add(&b, &c, 1) == 0;
+        }
+        for (unsigned i = 0; i < 100000 && same; i++)
+                same = b.p[i] == (char)(i % 251);
+        ok(same && b.len == 100000 && b.cap > b.len && b.p[b.len] == '\0',
+           "strbuf: 100000 single bytes, NUL included, kept in order");
+
+        size_t cap = b.cap, len = b.len;
+        ok(acs_strbuf_reserve(&b, SIZE_MAX - 8) == -ENOMEM && b.cap == cap && b.len == len,
+           "strbuf: an impossible size is -ENOMEM and leaves the buffer as it was");
+        ok(acs_strbuf_reserve(&b, cap - len - 1) == 0 && b.cap == cap,
+           "strbuf: a reserve that fits does not grow");
+        ok(acs_strbuf_reserve(&b, cap - len) == 0 && b.cap > cap, "strbuf: one byte more does (the NUL counts)");
+}
+
 int main(void)
 {
         test_read_all();
+        test_strbuf();
         return tap_done();
 }
