@@ -70,12 +70,10 @@ int acs_cmd_bench(const acs_options *o)
 {
         char hello[64], self[4096];
         unsigned runs = 30;
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (n <= 0) {
+        if (acs_self_exe(self, sizeof self) < 0) {
                 fprintf(stderr, "acs-launch: bench: cannot find myself\n");
                 return 125;
         }
-        self[n] = '\0';
         if (write_hello(hello, sizeof hello) < 0) {
                 fprintf(stderr, "acs-launch: bench: cannot write %s\n", hello);
                 return 125;

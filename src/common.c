@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <ctype.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <math.h>
 #include <stdio.h>
@@ -143,6 +144,37 @@ int acs_open_output(const char *path, acs_error *err)
         if (ftruncate(fd, 0) < 0 || fcntl(fd, F_SETFL, 0) < 0)
                 return acs_error_errno(err, -errno, "output", "cannot write '%s'", path);
         return TAKE_FD(fd);
+}
+
+int acs_self_exe(char *buf, size_t size)
+{
+        if (size < 2)
+                return -ENAMETOOLONG;
+        ssize_t n = readlink("/proc/self/exe", buf, size);
+        if (n < 0)
+                return -errno;
+        if (n == 0)
+                return -ENOENT;
+        if ((size_t)n >= size)
+                return -ENAMETOOLONG; /* readlink cut it short */
+        buf[n] = '\0';
+        return 0;
+}
+
+int acs_sibling_of(const char *exe, const char *name, char *buf, size_t size)
+{
+        const char *slash = strrchr(exe, '/');
+        if (!slash)
+                return -EINVAL; /* /proc/self/exe is always absolute */
+        int n = snprintf(buf, size, "%.*s/%s", (int)(slash - exe), exe, name);
+        return n >= 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
+}
+
+int acs_self_sibling(const char *name, char *buf, size_t size)
+{
+        char exe[PATH_MAX];
+        int r = acs_self_exe(exe, sizeof exe);
+        return r < 0 ? r : acs_sibling_of(exe, name, buf, size);
 }
 
 /* Decimal digits only: no sign, no space, no 0x (strtoull would take all three). */

@@ -141,6 +141,16 @@ int acs_write_all(int fd, const void *p, size_t len);
  */
 int acs_open_output(const char *path, acs_error *err);
 
+/*
+ * This binary and its siblings (acs-launch-full next to acs-launch, the
+ * build tree's modules): the path of /proc/self/exe into buf, NUL-terminated,
+ * or -errno (-ENAMETOOLONG if it does not fit); "DIR/name" for the file name
+ * next to exe (pure), and the same next to this binary.
+ */
+int acs_self_exe(char *buf, size_t size);
+int acs_sibling_of(const char *exe, const char *name, char *buf, size_t size);
+int acs_self_sibling(const char *name, char *buf, size_t size);
+
 /* Parsers shared by the CLI and the profile: "128M", "1.5" (seconds). */
 #define ACS_SECONDS_MAX 1e9 /* about 31 years: far below what timerfd and rlimits hold */
 int acs_parse_size(const char *s, uint64_t *ret);

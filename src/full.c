@@ -19,19 +19,8 @@
 /* Next to this binary (the build tree, a test's staged copy), else pkglibexecdir. */
 static int full_path(char *buf, size_t size)
 {
-        char self[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-
-        if (n > 0) {
-                self[n] = '\0';
-                char *slash = strrchr(self, '/');
-                if (slash) {
-                        *slash = '\0';
-                        if ((size_t)snprintf(buf, size, "%s/" HELPER_NAME, self) < size &&
-                            access(buf, X_OK) == 0)
-                                return 0;
-                }
-        }
+        if (acs_self_sibling(HELPER_NAME, buf, size) == 0 && access(buf, X_OK) == 0)
+                return 0;
         if ((size_t)snprintf(buf, size, "%s/" HELPER_NAME, ACS_PKGLIBEXECDIR) >= size)
                 return -ENAMETOOLONG;
         return access(buf, X_OK) == 0 ? 0 : -errno;

@@ -483,17 +483,12 @@ static int push_dir(char ***v, const char *dir)
 
 static bool running_uninstalled(void)
 {
-        char exe[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (n <= 0)
+        char dir[PATH_MAX];
+        /* the name "": this binary's directory and a slash */
+        if (acs_self_sibling("", dir, sizeof dir) < 0)
                 return false;
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (!slash)
-                return false;
-        *slash = '\0';
         /* a libtool-linked binary runs from .libs/ */
-        return strcmp(exe, ACS_ABS_BUILDDIR) == 0 || strcmp(exe, ACS_ABS_BUILDDIR "/.libs") == 0;
+        return strcmp(dir, ACS_ABS_BUILDDIR "/") == 0 || strcmp(dir, ACS_ABS_BUILDDIR "/.libs/") == 0;
 }
 
 char **acs_profile_search_path(void)

@@ -24,10 +24,8 @@
 static bool running_uninstalled(void)
 {
         char exe[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (n <= 0)
+        if (acs_self_exe(exe, sizeof exe) < 0)
                 return false;
-        exe[n] = '\0';
         size_t b = strlen(ACS_ABS_BUILDDIR);
         return strncmp(exe, ACS_ABS_BUILDDIR, b) == 0 && exe[b] == '/';
 }

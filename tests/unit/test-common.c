@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The shared helpers of common.c: read-all (over pipes and memory files) and
- * the string buffer. */
+/* The shared helpers of common.c: read-all (over pipes and memory files), the
+ * string buffer, the path of a sibling binary. */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -124,9 +125,43 @@ static void test_strbuf(void)
         ok(acs_strbuf_reserve(&b, cap - len) == 0 && b.cap > cap, "strbuf: one byte more does (the NUL counts)");
 }
 
+static void test_sibling(void)
+{
+        static const struct {
+                const char *exe, *name, *want;
+                size_t size;
+                int r;
+        } cases[] = {
+                { "/usr/bin/acs-launch", "acs-launch-full", "/usr/bin/acs-launch-full", 64, 0 },
+                { "/b/.libs/acs-launch", "x", "/b/.libs/x", 64, 0 },
+                { "/acs-launch", "acs-launch-full", "/acs-launch-full", 64, 0 },
+                { "/b/acs-launch", "", "/b/", 64, 0 },
+                { "acs-launch", "x", NULL, 64, -EINVAL },
+                { "/a/b", "0123456789", "/a/0123456789", 14, 0 },
+                { "/a/b", "0123456789", NULL, 13, -ENAMETOOLONG }, /* 13 bytes and the NUL */
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char buf[64] = "";
+                int r = acs_sibling_of(cases[i].exe, cases[i].name, buf, cases[i].size);
+                ok(r == cases[i].r && (r < 0 || strcmp(buf, cases[i].want) == 0),
+                   "sibling of %s named '%s': %s (r=%d, got '%s')", cases[i].exe, cases[i].name,
+                   cases[i].want ? cases[i].want : "an error", r, r < 0 ? "" : buf);
+        }
+
+        char self[PATH_MAX], want[PATH_MAX], sib[PATH_MAX];
+        ok(acs_self_exe(self, sizeof self) == 0 && realpath("/proc/self/exe", want) && strcmp(self, want) == 0,
+           "self: /proc/self/exe (%s)", self);
+        ok(acs_self_exe(self, 4) == -ENAMETOOLONG, "self: a buffer too small is -ENAMETOOLONG, not a cut path");
+        char *slash = strrchr(want, '/');
+        strcpy(slash + 1, "acs-launch-full");
+        ok(acs_self_sibling("acs-launch-full", sib, sizeof sib) == 0 && strcmp(sib, want) == 0,
+           "self: the sibling's path is %s", want);
+}
+
 int main(void)
 {
         test_read_all();
         test_strbuf();
+        test_sibling();
         return tap_done();
 }
