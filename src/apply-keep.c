@@ -255,7 +255,7 @@ int acs_cmd_apply(const struct acs_options *o)
         int r;
 
         if (!o->args || !o->args[0] || !o->workspace) {
-                fprintf(stderr, "acs-launch: usage: acs-launch apply DIR --workspace W [--json] [--patch FILE]\n");
+                acs_log(0, "usage: acs-launch apply DIR --workspace W [--json] [--patch FILE]");
                 return 125;
         }
         r = current_policy(o, &prof, &guards, &err);
@@ -273,7 +273,7 @@ int acs_cmd_apply(const struct acs_options *o)
         if (r < 0) {
                 if (o->json)
                         print_error_json(err.msg[0] ? err.msg : strerror(-r));
-                fprintf(stderr, "acs-launch: %s\n", err.msg[0] ? err.msg : strerror(-r));
+                acs_log(0, "%s", err.msg[0] ? err.msg : strerror(-r));
                 acs_changes_free(&c);
                 return 125;
         }

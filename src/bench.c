@@ -71,11 +71,11 @@ int acs_cmd_bench(const acs_options *o)
         char hello[64], self[4096];
         unsigned runs = 30;
         if (acs_self_exe(self, sizeof self) < 0) {
-                fprintf(stderr, "acs-launch: bench: cannot find myself\n");
+                acs_log(0, "bench: cannot find myself");
                 return 125;
         }
         if (write_hello(hello, sizeof hello) < 0) {
-                fprintf(stderr, "acs-launch: bench: cannot write %s\n", hello);
+                acs_log(0, "bench: cannot write %s", hello);
                 return 125;
         }
         const char *py = ACS_PYTHON;

@@ -57,7 +57,7 @@ static void print_human(const char *file, const acs_profile *p, const acs_scan_r
         for (size_t i = 0; i < s->n_findings; i++)
                 acs_scan_print_finding(stdout, file, &s->findings[i]);
         if (s->verdict == ACS_VERDICT_REJECT || s->verdict == ACS_VERDICT_WARN)
-                fprintf(stderr, "acs-launch: check: %s: %zu finding%s; %s by profile %s\n", file,
+                acs_log(0, "check: %s: %zu finding%s; %s by profile %s", file,
                         s->n_findings, s->n_findings == 1 ? "" : "s",
                         s->verdict == ACS_VERDICT_REJECT ? "refused" : "allowed with warnings",
                         p->name ? p->name : "?");
@@ -92,14 +92,14 @@ int acs_cmd_check(const acs_options *o)
         int status = 125;
 
         if (nargs > 1) {
-                fprintf(stderr, "acs-launch: check: expected one FILE (or -), got %zu\n", nargs);
+                acs_log(0, "check: expected one FILE (or -), got %zu", nargs);
                 return 125;
         }
         if (acs_profile_load(o->profile ? o->profile : "default", &p, &err) < 0 ||
             read_source(file, p->max_source ? p->max_source + 1 : SIZE_MAX, &src, &len, &err) < 0 ||
             acs_scan_bounded(p, src, len, shown, false, &res, &err) < 0) {
                 _cleanup_free_ char *msg = acs_scan_clean_text(err.msg, sizeof err.msg);
-                fprintf(stderr, "acs-launch: check: %s\n", msg ? msg : "out of memory");
+                acs_log(0, "check: %s", msg ? msg : "out of memory");
                 if (o->json) { /* still one JSON object on stdout */
                         _cleanup_free_ char *json = acs_report_error_string(msg ? msg : "out of memory",
                                                                              err.exit_status ? err.exit_status : 125);
@@ -110,7 +110,7 @@ int acs_cmd_check(const acs_options *o)
         }
         if (o->json) {
                 if (print_json(shown, p, &res) < 0) {
-                        fprintf(stderr, "acs-launch: check: out of memory\n");
+                        acs_log(0, "check: out of memory");
                         goto out;
                 }
         } else {
@@ -119,7 +119,7 @@ int acs_cmd_check(const acs_options *o)
                 print_human(display ? display : "?", p, &res);
         }
         if (fflush(stdout) != 0) {
-                fprintf(stderr, "acs-launch: check: cannot write the result: %m\n");
+                acs_log(0, "check: cannot write the result: %s", strerror(errno));
                 goto out;
         }
         status = res.verdict == ACS_VERDICT_REJECT ? 126 : 0;

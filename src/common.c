@@ -10,8 +10,6 @@
 
 #include "common.h"
 
-int acs_log_level = 1;
-
 void acs_strv_free(char **v)
 {
         if (!v)
@@ -241,18 +239,6 @@ int acs_parse_seconds(const char *s, double *ret)
                 return -ERANGE;
         *ret = v;
         return 0;
-}
-
-void acs_log(int level, const char *fmt, ...)
-{
-        if (level > acs_log_level)
-                return;
-        va_list ap;
-        va_start(ap, fmt);
-        fputs("acs-launch: ", stderr);
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
-        va_end(ap);
 }
 
 int acs_fd_above_stdio(int fd)

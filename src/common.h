@@ -157,6 +157,4 @@ int acs_parse_size(const char *s, uint64_t *ret);
 int acs_parse_seconds(const char *s, double *ret);
 int acs_parse_uint(const char *s, uint64_t *ret);
 
-/* Log level is the only global mutable state. */
-extern int acs_log_level; /* 0 quiet, 1 normal, 2 verbose */
-void acs_log(int level, const char *fmt, ...) _printf_(2, 3);
+#include "log.h" /* acs_log, acs_trace_to */

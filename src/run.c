@@ -399,7 +399,7 @@ static int run_begin(acs_run_warm *c, acs_error *err)
         p->cfg.t0_ms = c->t0;
         c->t_spawn = acs_now_ms();
         if (p->cfg.verbose)
-                fprintf(stderr, "acs-launch: %8.3f ms  plan ready (profile %s)\n", c->t_spawn - c->t0, prof->name);
+                acs_trace_to(STDERR_FILENO, c->t0, "plan ready (profile %s)", prof->name);
         if (p->cfg.rl_as || p->cfg.rl_nproc || p->cfg.rl_cpu) {
                 const char *why = NULL;
                 if (acs_cgroup_create(p->cfg.rl_as, p->cfg.rl_nproc, &c->cg, &why) > 0) {
@@ -407,9 +407,9 @@ static int run_begin(acs_run_warm *c, acs_error *err)
                         p->cfg.mem_cgroup = c->cg.memory;
                 }
                 if (p->cfg.verbose)
-                        fprintf(stderr, "acs-launch: %8.3f ms  cgroup: %s%s%s%s\n", acs_now_ms() - c->t0,
-                                c->cg.dir_fd >= 0 ? c->cg.path : "none, rlimits only: ", c->cg.dir_fd >= 0 ? "" : why,
-                                c->cg.memory ? " (memory.max)" : "", c->cg.pids ? " (pids.max)" : "");
+                        acs_trace_to(STDERR_FILENO, c->t0, "cgroup: %s%s%s%s",
+                                     c->cg.dir_fd >= 0 ? c->cg.path : "none, rlimits only: ", c->cg.dir_fd >= 0 ? "" : why,
+                                     c->cg.memory ? " (memory.max)" : "", c->cg.pids ? " (pids.max)" : "");
         }
         r = acs_sandbox_spawn(&p->cfg, &c->sb, err);
         if (r >= 0)
@@ -495,8 +495,7 @@ static int run_finish(acs_run_warm *c, acs_error *err)
         if ((r = acs_run_finish_workspace(req, &c->sb, &c->run_start, c->patch_fd, rep, err)) < 0)
                 goto out;
         if (p->cfg.verbose)
-                fprintf(stderr, "acs-launch: %8.3f ms  output clipped, workspace diffed (%.3f ms)\n",
-                        acs_now_ms() - c->t0, rep->diff_ms);
+                acs_trace_to(STDERR_FILENO, c->t0, "output clipped, workspace diffed (%.3f ms)", rep->diff_ms);
         rep->setup_ms = so.setup_ms;
         rep->run_ms = so.run_ms;
         rep->user_ms = (double)so.ru.ru_utime.tv_sec * 1e3 + (double)so.ru.ru_utime.tv_usec / 1e3;

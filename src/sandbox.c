@@ -153,12 +153,8 @@ int acs_sandbox_read_msg(acs_sandbox *sb, int *ret_status, int64_t *ret_cpu_us, 
 
 void acs_trace(const acs_sandbox_cfg *cfg, const char *step)
 {
-        if (!cfg->verbose || cfg->trace_fd < 0)
-                return;
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        double now = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-        dprintf(cfg->trace_fd, "acs-launch: %8.3f ms  %s\n", now - cfg->t0_ms, step);
+        if (cfg->verbose)
+                acs_trace_to(cfg->trace_fd, cfg->t0_ms, "%s", step);
 }
 
 typedef struct child_ctx {

@@ -169,7 +169,7 @@ static int arm_timer(double seconds)
 static void trace(const acs_supervise_in *in, const char *what)
 {
         if (in->trace_t0 > 0)
-                fprintf(stderr, "acs-launch: %8.3f ms  %s\n", acs_now_ms() - in->trace_t0, what);
+                acs_trace_to(STDERR_FILENO, in->trace_t0, "%s", what);
 }
 
 enum { PF_OUT, PF_ERR, PF_SYNC, PF_PID, PF_TIMER, PF_SIG, PF_CANCEL, PF_SCAN, PF_CPU, PF_STDIN, PF_MAX };
