@@ -12,6 +12,17 @@
 #define PNAME(w) ((w)->p->name ? (w)->p->name : "?")
 
 static void walk_node(walk *w, PyObject *node);
+static void scan_check_attr_name(walk *w, PyObject *node, PyObject *recv, const char *attr);
+static void scan_check_format_string(walk *w, PyObject *node, PyObject *str);
+static bool scan_format_stream(walk *w, PyObject *node, PyObject *expr);
+static void scan_walk_expr(walk *w, PyObject *node);
+
+static const scan_checks checks = {
+        .walk_expr = scan_walk_expr,
+        .attr_name = scan_check_attr_name,
+        .format_string = scan_check_format_string,
+        .format_stream = scan_format_stream,
+};
 
 static void walk_any(walk *w, PyObject *o)
 {
@@ -56,7 +67,7 @@ static void walk_fields(walk *w, PyObject *node, int skip)
 
 static void walk_field(walk *w, PyObject *node, int s)
 {
-        PyObject *v = get(node, s);
+        PyObject *v = scan_get(node, s);
         if (v)
                 walk_any(w, v);
         Py_XDECREF(v);
@@ -85,66 +96,58 @@ static void pop_scope(walk *w)
 /* `__builtins__` itself: the builtins namespace as a dict or module. */
 static bool is_builtins_name(PyObject *node)
 {
-        const char *id = name_id(node);
+        const char *id = scan_name_id(node);
         return id && strcmp(id, "__builtins__") == 0;
-}
-
-bool denied_builtin(walk *w, const char *name)
-{
-        for (char *const *v = w->p->deny_builtins; v && *v; v++)
-                if (strcmp(*v, name) == 0)
-                        return true;
-        return acs_rules_site_builtin(name); /* whatever the profile: they read files */
 }
 
 /* ---- attribute names, however they are spelled ---- */
 
 /* An attribute name reached on recv (NULL: unknown receiver). */
-void check_attr_name(walk *w, PyObject *node, PyObject *recv, const char *attr)
+static void scan_check_attr_name(walk *w, PyObject *node, PyObject *recv, const char *attr)
 {
         const char *rule = acs_rules_classify_attr(w->p, attr);
         if (rule)
-                report_at(w, node, rule, attr);
+                scan_report_at(w, node, rule, attr);
         if (acs_rules_dangerous_module(attr, true) && !acs_rules_import_allowed(w->p, attr)) {
                 int line, col;
-                node_pos(node, &line, &col);
-                report(w, line, col, R_IMPORT, attr,
+                scan_node_pos(node, &line, &col);
+                scan_report(w, line, col, R_IMPORT, attr,
                        "attribute '%s' reaches module '%s', which profile %s does not allow (allowed: %s)",
                        attr, attr, PNAME(w), w->allowed);
         }
         if (!recv)
                 return;
-        if (is_builtins_name(recv) && denied_builtin(w, attr))
-                report_at(w, node, R_BUILTIN, attr);
+        if (is_builtins_name(recv) && scan_denied_builtin(w, attr))
+                scan_report_at(w, node, R_BUILTIN, attr);
         /* statistics.random._os: judge a chain by the name it starts from */
         PyObject *root = recv;
         Py_INCREF(root);
         for (int i = 0; i < 16 && is(root, T_Attribute); i++) {
-                PyObject *v = get(root, S_value);
+                PyObject *v = scan_get(root, S_value);
                 Py_DECREF(root);
                 if (!(root = v))
                         return;
         }
-        const char *rid = name_id(root);
+        const char *rid = scan_name_id(root);
         Py_DECREF(root); /* rid stays valid: the tree holds the Name */
         if (rid && (acs_rules_is_private(attr) || acs_rules_dangerous_module(attr, false) ||
-                    denied_builtin(w, attr))) {
-                add_cand(w, CAND_MODULE_ATTR, rid, attr, node);
-                add_cand(w, CAND_BUILTINS_ATTR, rid, attr, node);
+                    scan_denied_builtin(w, attr))) {
+                scan_add_cand(w, CAND_MODULE_ATTR, rid, attr, node);
+                scan_add_cand(w, CAND_BUILTINS_ATTR, rid, attr, node);
         }
 }
 
 static void check_attribute(walk *w, PyObject *node)
 {
-        PyObject *a = get(node, S_attr);
+        PyObject *a = scan_get(node, S_attr);
         bool skip = a && !maybe_sensitive(w, a);
         Py_XDECREF(a);
         if (skip)
                 return;
-        const char *attr = get_str(node, S_attr);
-        PyObject *value = get(node, S_value);
+        const char *attr = scan_get_str(node, S_attr);
+        PyObject *value = scan_get(node, S_value);
         if (attr && value)
-                check_attr_name(w, node, value, attr);
+                scan_check_attr_name(w, node, value, attr);
         Py_XDECREF(value);
 }
 
@@ -156,14 +159,14 @@ static void check_attribute(walk *w, PyObject *node)
  */
 static PyObject *class_name_idiom(PyObject *node)
 {
-        const char *attr = get_str(node, S_attr);
+        const char *attr = scan_get_str(node, S_attr);
         if (!attr || (strcmp(attr, "__name__") != 0 && strcmp(attr, "__qualname__") != 0 &&
                       strcmp(attr, "__module__") != 0))
                 return NULL;
-        PyObject *v = get(node, S_value), *obj = NULL;
-        const char *inner = v && is(v, T_Attribute) ? get_str(v, S_attr) : NULL;
+        PyObject *v = scan_get(node, S_value), *obj = NULL;
+        const char *inner = v && is(v, T_Attribute) ? scan_get_str(v, S_attr) : NULL;
         if (inner && strcmp(inner, "__class__") == 0)
-                obj = get(v, S_value);
+                obj = scan_get(v, S_value);
         Py_XDECREF(v);
         return obj;
 }
@@ -179,13 +182,13 @@ static void check_known_attr(walk *w, PyObject *node, PyObject *recv, const char
                         w->err = -ENOMEM;
                         break;
                 }
-                check_attr_name(w, node, dot ? NULL : recv, one);
+                scan_check_attr_name(w, node, dot ? NULL : recv, one);
                 if (!dot && strcmp(fn, "attrgetter") != 0)
-                        members_note_getattr(w, node, recv, one);
+                        scan_members_note_getattr(w, node, recv, one);
                 /* getattr(t, 'format'), methodcaller('format'): t is a template */
                 if ((strcmp(one, "format") == 0 || strcmp(one, "format_map") == 0) &&
                     strcmp(fn, "hasattr") != 0)
-                        gen_template(w, node, strcmp(fn, "getattr") == 0 ? recv : NULL, one);
+                        scan_gen_template(w, node, strcmp(fn, "getattr") == 0 ? recv : NULL, one);
                 free(one);
                 part = dot ? dot + 1 : NULL;
         }
@@ -196,7 +199,7 @@ static void check_known_attr(walk *w, PyObject *node, PyObject *recv, const char
 static void check_attr_expr(walk *w, PyObject *node, PyObject *recv, PyObject *expr, const char *fn,
                             bool computed_ok)
 {
-        PyObject *s = expr ? fold(w, expr) : NULL;
+        PyObject *s = expr ? scan_fold(w, expr) : NULL;
         if (s) {
                 check_known_attr(w, node, recv, fn, s);
                 Py_DECREF(s);
@@ -205,7 +208,7 @@ static void check_attr_expr(walk *w, PyObject *node, PyObject *recv, PyObject *e
         /* a variable that only ever holds known strings (scan-names.c); not
          * in a class body, whose reads a metaclass's __prepare__ may answer */
         bool class_body = w->n_scopes && w->scopes[w->n_scopes - 1].kind == SC_CLASS;
-        PyObject *vals = expr && !class_body ? const_values(w, name_id(expr)) : NULL;
+        PyObject *vals = expr && !class_body ? scan_const_values(w, scan_name_id(expr)) : NULL;
         if (vals) {
                 for (Py_ssize_t i = 0; i < PyList_GET_SIZE(vals); i++)
                         check_known_attr(w, node, recv, fn, PyList_GET_ITEM(vals, i));
@@ -214,18 +217,18 @@ static void check_attr_expr(walk *w, PyObject *node, PyObject *recv, PyObject *e
         }
         if (computed_ok)
                 return;
-        PyObject *pre = expr ? fold_edge(w, expr, true, 32) : NULL;
-        PyObject *suf = expr ? fold_edge(w, expr, false, 32) : NULL;
+        PyObject *pre = expr ? scan_fold_edge(w, expr, true, 32) : NULL;
+        PyObject *suf = expr ? scan_fold_edge(w, expr, false, 32) : NULL;
         const char *ps = pre ? PyUnicode_AsUTF8(pre) : NULL, *ss = suf ? PyUnicode_AsUTF8(suf) : NULL;
         bool safe = (ps && !acs_rules_prefix_sensitive(w->p, ps)) ||
-                    (ss && !acs_rules_suffix_sensitive(w->p, ss) && !name_id(recv));
+                    (ss && !acs_rules_suffix_sensitive(w->p, ss) && !scan_name_id(recv));
         Py_XDECREF(pre);
         Py_XDECREF(suf);
         PyErr_Clear();
         if (!safe) {
                 int line, col;
-                node_pos(node, &line, &col);
-                report(w, line, col, R_REFLECT, fn,
+                scan_node_pos(node, &line, &col);
+                scan_report(w, line, col, R_REFLECT, fn,
                        "%s() with a computed attribute name can reach anything; use plain attribute access or a dict",
                        fn);
         }
@@ -239,12 +242,12 @@ typedef struct {
 static int format_cb(void *ud, const char *attr)
 {
         fmt_ud *u = ud;
-        check_attr_name(u->w, u->node, NULL, attr);
+        scan_check_attr_name(u->w, u->node, NULL, attr);
         return 0;
 }
 
 /* "{0.__class__}".format(x): field paths are attribute lookups done in C. */
-void check_format_string(walk *w, PyObject *node, PyObject *str)
+static void scan_check_format_string(walk *w, PyObject *node, PyObject *str)
 {
         const char *s = PyUnicode_AsUTF8(str);
         if (!s) {
@@ -293,7 +296,7 @@ static void check_code_string(walk *w, PyObject *node, const char *s)
                 PyErr_Clear();
                 return;
         }
-        walk sub = {.p = w->p, .budget = w->budget, .r = w->r, .tree = tree, .allowed = w->allowed,
+        walk sub = {.p = w->p, .checks = &checks, .budget = w->budget, .r = w->r, .tree = tree, .allowed = w->allowed,
                     .str_depth = w->str_depth + 1, .sens = w->sens, .members = w->members};
         sub.aliases = PyDict_New();
         sub.copies = PyList_New(0);
@@ -307,7 +310,7 @@ static void check_code_string(walk *w, PyObject *node, const char *s)
         sub.allowed = NULL;
         walk_done(&sub);
         int line, col;
-        node_pos(node, &line, &col);
+        scan_node_pos(node, &line, &col);
         for (size_t i = n0; i < w->r->n_findings; i++) {
                 acs_finding *f = &w->r->findings[i];
                 char *m = NULL;
@@ -328,13 +331,13 @@ static void check_code_string(walk *w, PyObject *node, const char *s)
  * A string is scanned as code only where something evaluates it
  * (w->eval_ctx: annotations, typing subscripts, the arguments of eval,
  * ForwardRef, cast, ...); printed, compared or stored it is data. Templates
- * are judged where they are formatted (gen_template).
+ * are judged where they are formatted (scan_gen_template).
  */
 static void check_constant(walk *w, PyObject *node)
 {
         if (!w->eval_ctx)
                 return;
-        PyObject *v = get(node, S_value);
+        PyObject *v = scan_get(node, S_value);
         if (v && PyUnicode_Check(v)) {
                 const char *c = PyUnicode_AsUTF8(v);
                 if (c)
@@ -346,12 +349,12 @@ static void check_constant(walk *w, PyObject *node)
 
 static void check_subscript(walk *w, PyObject *node)
 {
-        PyObject *value = get(node, S_value), *slice = get(node, S_slice);
+        PyObject *value = scan_get(node, S_value), *slice = scan_get(node, S_slice);
         if (value && slice && is_builtins_name(value)) {
-                PyObject *s = fold(w, slice);
+                PyObject *s = scan_fold(w, slice);
                 const char *c = s ? PyUnicode_AsUTF8(s) : NULL;
-                if (c && denied_builtin(w, c))
-                        report_at(w, node, R_BUILTIN, c);
+                if (c && scan_denied_builtin(w, c))
+                        scan_report_at(w, node, R_BUILTIN, c);
                 Py_XDECREF(s);
                 PyErr_Clear();
         }
@@ -362,7 +365,7 @@ static void check_subscript(walk *w, PyObject *node)
 static void check_name(walk *w, PyObject *node)
 {
         if (w->eval_ctx) { /* A = "code"; def f(x: A): the annotation is A's string */
-                PyObject *vals = const_values(w, get_str(node, S_id));
+                PyObject *vals = scan_const_values(w, scan_get_str(node, S_id));
                 for (Py_ssize_t i = 0; vals && i < PyList_GET_SIZE(vals); i++) {
                         const char *c = PyUnicode_AsUTF8(PyList_GET_ITEM(vals, i));
                         if (c)
@@ -371,46 +374,46 @@ static void check_name(walk *w, PyObject *node)
                 Py_XDECREF(vals);
                 PyErr_Clear();
         }
-        PyObject *idobj = get(node, S_id);
+        PyObject *idobj = scan_get(node, S_id);
         bool skip = idobj && !maybe_sensitive(w, idobj);
         Py_XDECREF(idobj);
         if (skip)
                 return;
-        PyObject *ctx = get(node, S_ctx);
+        PyObject *ctx = scan_get(node, S_ctx);
         bool load = is(ctx, T_Load);
         Py_XDECREF(ctx);
-        const char *id = get_str(node, S_id);
+        const char *id = scan_get_str(node, S_id);
         if (!load || !id)
                 return;
-        if (denied_builtin(w, id)) {
-                if (!shadowed(w, id, false))
-                        report_at(w, node, R_BUILTIN, id);
+        if (scan_denied_builtin(w, id)) {
+                if (!scan_shadowed(w, id, false))
+                        scan_report_at(w, node, R_BUILTIN, id);
                 return;
         }
-        if (node != w->call_func && gen_is_generator(id) && strcmp(id, "NamedTuple") != 0 &&
-            !shadowed(w, id, false)) {
+        if (node != w->call_func && scan_gen_is_generator(id) && strcmp(id, "NamedTuple") != 0 &&
+            !scan_shadowed(w, id, false)) {
                 int line, col; /* mk = make_dataclass; mk('C', names) would hide the names */
-                node_pos(node, &line, &col);
-                report(w, line, col, R_REFLECT, id,
+                scan_node_pos(node, &line, &col);
+                scan_report(w, line, col, R_REFLECT, id,
                        "%s used as a value hides which names it reaches; call it directly with constant names", id);
                 return;
         }
         if (strcmp(id, "__builtins__") == 0) {
-                report_at(w, node, R_REFLECT, id);
+                scan_report_at(w, node, R_REFLECT, id);
         } else if (acs_rules_is_dunder(id)) {
-                if (!acs_rules_dunder_name_ok(id) && !shadowed(w, id, true))
-                        report_at(w, node, R_REFLECT, id);
+                if (!acs_rules_dunder_name_ok(id) && !scan_shadowed(w, id, true))
+                        scan_report_at(w, node, R_REFLECT, id);
         } else if (acs_rules_namespace_builtin(id)) {
-                if (!shadowed(w, id, false))
-                        report_at(w, node, R_REFLECT, id);
+                if (!scan_shadowed(w, id, false))
+                        scan_report_at(w, node, R_REFLECT, id);
         } else if (node != w->call_func &&
                    (strcmp(id, "getattr") == 0 || strcmp(id, "setattr") == 0 ||
                     strcmp(id, "delattr") == 0 || strcmp(id, "hasattr") == 0)) {
                 /* g = getattr; g(x, "__class__") would hide the name */
-                if (!shadowed(w, id, false)) {
+                if (!scan_shadowed(w, id, false)) {
                         int line, col;
-                        node_pos(node, &line, &col);
-                        report(w, line, col, R_REFLECT, id,
+                        scan_node_pos(node, &line, &col);
+                        scan_report(w, line, col, R_REFLECT, id,
                                "%s used as a value hides which attribute it reaches; call it directly with a constant name",
                                id);
                 }
@@ -419,42 +422,42 @@ static void check_name(walk *w, PyObject *node)
 
 static void check_call(walk *w, PyObject *node)
 {
-        PyObject *func = get(node, S_func), *args = get(node, S_args);
+        PyObject *func = scan_get(node, S_func), *args = scan_get(node, S_args);
         Py_ssize_t n = args && PyList_Check(args) ? PyList_GET_SIZE(args) : 0;
         bool starred = false;
         for (Py_ssize_t i = 0; i < n; i++)
                 starred |= is(PyList_GET_ITEM(args, i), T_Starred);
         PyObject *a0 = n > 0 ? PyList_GET_ITEM(args, 0) : NULL;
         PyObject *a1 = n > 1 ? PyList_GET_ITEM(args, 1) : NULL;
-        const char *fn = name_id(func);
-        const char *meth = is(func, T_Attribute) ? get_str(func, S_attr) : NULL;
+        const char *fn = scan_name_id(func);
+        const char *meth = is(func, T_Attribute) ? scan_get_str(func, S_attr) : NULL;
 
         if (fn && (strcmp(fn, "getattr") == 0 || strcmp(fn, "setattr") == 0 ||
                    strcmp(fn, "delattr") == 0 || strcmp(fn, "hasattr") == 0) &&
-            !shadowed(w, fn, false)) {
+            !scan_shadowed(w, fn, false)) {
                 check_attr_expr(w, node, starred ? NULL : a0, starred ? NULL : a1, fn, false);
                 if (a0 && a1 && is_builtins_name(a0)) {
-                        PyObject *s = fold(w, a1);
+                        PyObject *s = scan_fold(w, a1);
                         const char *c = s ? PyUnicode_AsUTF8(s) : NULL;
-                        if (c && denied_builtin(w, c))
-                                report_at(w, node, R_BUILTIN, c);
+                        if (c && scan_denied_builtin(w, c))
+                                scan_report_at(w, node, R_BUILTIN, c);
                         Py_XDECREF(s);
                         PyErr_Clear();
                 }
-        } else if (fn && strcmp(fn, "type") == 0 && (n >= 3 || starred) && !shadowed(w, fn, false)) {
+        } else if (fn && strcmp(fn, "type") == 0 && (n >= 3 || starred) && !scan_shadowed(w, fn, false)) {
                 int line, col;
-                node_pos(node, &line, &col);
-                report(w, line, col, R_TYPE, "type",
+                scan_node_pos(node, &line, &col);
+                scan_report(w, line, col, R_TYPE, "type",
                        "type() with three arguments creates a class at run time; %s",
                        acs_rules_hint(R_TYPE, "type"));
         } else if (fn && strcmp(fn, "__import__") == 0) {
-                PyObject *s = a0 ? fold(w, a0) : NULL;
+                PyObject *s = a0 ? scan_fold(w, a0) : NULL;
                 const char *c = s ? PyUnicode_AsUTF8(s) : NULL;
-                check_module_name(w, node, c ? c : "<computed>");
+                scan_check_module_name(w, node, c ? c : "<computed>");
                 Py_XDECREF(s);
                 PyErr_Clear();
         } else if (fn) {
-                add_cand(w, CAND_TYPE_CALL, fn, n >= 3 ? "3" : "", node);
+                scan_add_cand(w, CAND_TYPE_CALL, fn, n >= 3 ? "3" : "", node);
         }
         const char *getfn = fn ? fn : meth;
         if (getfn && (strcmp(getfn, "attrgetter") == 0 || strcmp(getfn, "methodcaller") == 0)) {
@@ -467,24 +470,25 @@ static void check_call(walk *w, PyObject *node)
                 for (Py_ssize_t i = 0; i < n && i < 2; i++)
                         check_attr_expr(w, node, NULL, PyList_GET_ITEM(args, i), meth, true);
         } else if (meth && (strcmp(meth, "format") == 0 || strcmp(meth, "format_map") == 0)) {
-                PyObject *recv = get(func, S_value);
-                const char *rid = name_id(recv);
-                gen_template(w, node, rid && strcmp(rid, "str") == 0 ? (starred ? NULL : a0) : recv, meth);
+                PyObject *recv = scan_get(func, S_value);
+                const char *rid = scan_name_id(recv);
+                scan_gen_template(w, node, rid && strcmp(rid, "str") == 0 ? (starred ? NULL : a0) : recv,
+                                  meth);
                 Py_XDECREF(recv);
         } else if (meth && strcmp(meth, "get_field") == 0 && a0) {
                 /* string.Formatter().get_field("0.__class__", ...): a bare field name */
-                PyObject *s = fold(w, a0), *f = s ? PyUnicode_FromFormat("{%U}", s) : NULL;
+                PyObject *s = scan_fold(w, a0), *f = s ? PyUnicode_FromFormat("{%U}", s) : NULL;
                 if (f)
-                        check_format_string(w, node, f);
+                        scan_check_format_string(w, node, f);
                 Py_XDECREF(s);
                 Py_XDECREF(f);
         } else if (meth && strcmp(meth, "import_module") == 0) {
-                PyObject *s = a0 ? fold(w, a0) : NULL;
+                PyObject *s = a0 ? scan_fold(w, a0) : NULL;
                 const char *c = s ? PyUnicode_AsUTF8(s) : NULL;
-                check_module_name(w, node, c ? c : "<computed>");
+                scan_check_module_name(w, node, c ? c : "<computed>");
                 Py_XDECREF(s);
         }
-        gen_call(w, node, func, fn, meth);
+        scan_gen_call(w, node, func, fn, meth);
         PyErr_Clear();
         Py_XDECREF(func);
         Py_XDECREF(args);
@@ -496,12 +500,12 @@ static void check_call(walk *w, PyObject *node)
  * '.__globals__}'): a template whose every part is known is read part
  * after part. False when some part is unknown.
  */
-bool format_stream(walk *w, PyObject *node, PyObject *expr)
+static bool scan_format_stream(walk *w, PyObject *node, PyObject *expr)
 {
         fmt_ud u = {w, node};
         acs_fmt_stream f;
         acs_fmt_init(&f, format_cb, &u);
-        if (!fold_stream(w, expr, &f))
+        if (!scan_fold_stream(w, expr, &f))
                 return false;
         acs_fmt_end(&f);
         return true;
@@ -510,11 +514,11 @@ bool format_stream(walk *w, PyObject *node, PyObject *expr)
 /* case C(__class__=x): class patterns look attributes up by name. */
 static void check_match_class(walk *w, PyObject *node)
 {
-        PyObject *k = get(node, S_kwd_attrs);
+        PyObject *k = scan_get(node, S_kwd_attrs);
         for (Py_ssize_t i = 0; k && PyList_Check(k) && i < PyList_GET_SIZE(k); i++) {
                 const char *a = PyUnicode_AsUTF8(PyList_GET_ITEM(k, i));
                 if (a)
-                        check_attr_name(w, node, NULL, a);
+                        scan_check_attr_name(w, node, NULL, a);
         }
         PyErr_Clear();
         Py_XDECREF(k);
@@ -523,10 +527,10 @@ static void check_match_class(walk *w, PyObject *node)
 /* x = module (or x = type): remembered to resolve aliases after the walk. */
 static void note_copy(walk *w, PyObject *node)
 {
-        PyObject *t = get(node, S_targets), *v = get(node, S_value);
+        PyObject *t = scan_get(node, S_targets), *v = scan_get(node, S_value);
         if (t && PyList_Check(t) && PyList_GET_SIZE(t) == 1 && is(PyList_GET_ITEM(t, 0), T_Name) &&
             is(v, T_Name)) {
-                PyObject *dst = get(PyList_GET_ITEM(t, 0), S_id), *src = get(v, S_id);
+                PyObject *dst = scan_get(PyList_GET_ITEM(t, 0), S_id), *src = scan_get(v, S_id);
                 PyObject *pair = dst && src ? PyTuple_Pack(2, dst, src) : NULL;
                 if (!pair || PyList_Append(w->copies, pair) < 0)
                         w->err = -ENOMEM;
@@ -551,7 +555,7 @@ static void walk_scoped(walk *w, PyObject *node, int kind, int body)
 /* Walk field body with the names bound by field targets counted as bound. */
 static void walk_block(walk *w, PyObject *node, int targets, int body)
 {
-        PyObject *set = PySet_New(NULL), *t = get(node, targets);
+        PyObject *set = PySet_New(NULL), *t = scan_get(node, targets);
         if (!set || !w->blocks || PyList_Append(w->blocks, set) < 0) {
                 PyErr_Clear();
                 Py_XDECREF(set);
@@ -560,7 +564,7 @@ static void walk_block(walk *w, PyObject *node, int targets, int body)
                 return;
         }
         if (t)
-                collect(w, t, set);
+                scan_collect(w, t, set);
         walk_field(w, node, body);
         PyList_SetSlice(w->blocks, PyList_GET_SIZE(w->blocks) - 1, PyList_GET_SIZE(w->blocks), NULL);
         Py_DECREF(set);
@@ -573,8 +577,8 @@ static void walk_node(walk *w, PyObject *node)
                 return;
         if (++w->depth > MAX_DEPTH) {
                 int line, col;
-                node_pos(node, &line, &col);
-                report(w, line, col, R_SYNTAX, "nesting", "the code is nested too deeply to check");
+                scan_node_pos(node, &line, &col);
+                scan_report(w, line, col, R_SYNTAX, "nesting", "the code is nested too deeply to check");
                 w->depth--;
                 return;
         }
@@ -591,10 +595,10 @@ static void walk_node(walk *w, PyObject *node)
                 } else {
                         /* the outermost attribute of a chain: judged by qualified name later */
                         if (!inner && w->members)
-                                members_note_chain(w, node);
+                                scan_members_note_chain(w, node);
                         check_attribute(w, node);
-                        gen_attr(w, node);
-                        PyObject *v = get(node, S_value);
+                        scan_gen_attr(w, node);
+                        PyObject *v = scan_get(node, S_value);
                         w->in_chain = is(v, T_Attribute);
                         if (v)
                                 walk_any(w, v);
@@ -605,8 +609,8 @@ static void walk_node(walk *w, PyObject *node)
                 check_constant(w, node);
         } else if (t == (PyTypeObject *)C.t[T_Call]) {
                 check_call(w, node);
-                PyObject *saved = w->call_func, *f = get(node, S_func);
-                int ev = gen_evaluates_args(f);
+                PyObject *saved = w->call_func, *f = scan_get(node, S_func);
+                int ev = scan_gen_evaluates_args(f);
                 w->call_func = f;
                 w->eval_ctx += ev;
                 walk_fields(w, node, -1);
@@ -614,14 +618,14 @@ static void walk_node(walk *w, PyObject *node)
                 w->call_func = saved;
                 Py_XDECREF(f);
         } else if (t == (PyTypeObject *)C.t[T_Import]) {
-                check_import(w, node);
+                scan_check_import(w, node);
         } else if (t == (PyTypeObject *)C.t[T_ImportFrom]) {
-                check_import_from(w, node);
+                scan_check_import_from(w, node);
         } else if (t == (PyTypeObject *)C.t[T_Subscript]) {
                 check_subscript(w, node);
-                gen_attr(w, node);
-                PyObject *v = get(node, S_value);
-                int ev = v && gen_typing_subscript(v);
+                scan_gen_attr(w, node);
+                PyObject *v = scan_get(node, S_value);
+                int ev = v && scan_gen_typing_subscript(v);
                 if (v)
                         walk_node(w, v);
                 w->eval_ctx += ev;
@@ -630,7 +634,7 @@ static void walk_node(walk *w, PyObject *node)
                 Py_XDECREF(v);
         } else if (t == (PyTypeObject *)C.t[T_FunctionDef] ||
                    t == (PyTypeObject *)C.t[T_AsyncFunctionDef]) {
-                gen_def(w, node, get_str(node, S_name));
+                scan_gen_def(w, node, scan_get_str(node, S_name));
                 walk_scoped(w, node, SC_FUNCTION, S_body);
         } else if (t == (PyTypeObject *)C.t[T_Lambda]) {
                 walk_scoped(w, node, SC_FUNCTION, S_body);
@@ -655,16 +659,16 @@ static void walk_node(walk *w, PyObject *node)
                 walk_fields(w, node, -1);
         } else if (t == (PyTypeObject *)C.t[T_Assign]) {
                 note_copy(w, node);
-                gen_assign(w, node);
+                scan_gen_assign(w, node);
                 walk_fields(w, node, -1);
         } else if (t == (PyTypeObject *)C.t[T_Dict]) {
-                gen_dict(w, node);
+                scan_gen_dict(w, node);
                 walk_fields(w, node, -1);
         } else if (t == (PyTypeObject *)C.t[T_AnnAssign]) {
-                gen_assign(w, node);
+                scan_gen_assign(w, node);
                 walk_fields(w, node, -1);
         } else if (t == (PyTypeObject *)C.t[T_Module]) {
-                PyObject *body = get(node, S_body);
+                PyObject *body = scan_get(node, S_body);
                 for (Py_ssize_t i = 0; body && PyList_Check(body) && i < PyList_GET_SIZE(body); i++) {
                         w->top_index = i;
                         walk_any(w, PyList_GET_ITEM(body, i));
@@ -676,7 +680,7 @@ static void walk_node(walk *w, PyObject *node)
         w->depth--;
 }
 
-void walk_expr(walk *w, PyObject *node)
+static void scan_walk_expr(walk *w, PyObject *node)
 {
         walk_any(w, node);
 }
@@ -685,9 +689,9 @@ static void walk_tree(walk *w)
 {
         if (push_scope(w, SC_MODULE, w->tree) == 0)
                 walk_node(w, w->tree);
-        resolve_cands(w);
-        members_resolve(w);
-        gen_resolve(w);
+        scan_resolve_cands(w);
+        scan_members_resolve(w);
+        scan_gen_resolve(w);
 }
 
 static void walk_done(walk *w)
@@ -743,9 +747,9 @@ static int syntax_finding(const char *src, size_t len, acs_scan_result *ret)
                                             "nothing of it was checked");
         }
         if (value && PyErr_GivenExceptionMatches(type, PyExc_SyntaxError)) {
-                line = get_int(value, S_lineno);
-                col = get_int(value, S_offset) - 1;
-                const char *m = get_str(value, S_msg);
+                line = scan_get_int(value, S_lineno);
+                col = scan_get_int(value, S_offset) - 1;
+                const char *m = scan_get_str(value, S_msg);
                 if (m)
                         snprintf(msg, sizeof msg, "%s", m);
         } else if (value) {
@@ -780,7 +784,7 @@ int acs_scan_walk(const acs_profile *p, const char *src, size_t len, const char 
         if (!tree)
                 return syntax_finding(src, len, ret);
         scan_budget budget = {0};
-        walk w = {.p = p, .budget = &budget, .r = ret, .tree = tree};
+        walk w = {.p = p, .checks = &checks, .budget = &budget, .r = ret, .tree = tree};
         w.aliases = PyDict_New();
         w.copies = PyList_New(0);
         w.blocks = PyList_New(0);

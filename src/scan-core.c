@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The scan without an interpreter of its own: findings, the checks that need
- * no parser, and a whole scan with the GIL held. Linked into both scanners:
+ * The scan without an interpreter of its own: the checks that need no
+ * parser, and a whole scan with the GIL held (the top of the scan's layers,
+ * doc/design.md; findings are scan-result.c's). Linked into both scanners:
  * acs-scan.so (embedded libpython: check, MCP) and acs-scan-ext.so (loaded
  * into the profile's python3 inside the sandbox: the run path).
  */
@@ -15,54 +16,6 @@
 #include "scan-rules.h"
 #include "scan-text.h"
 #include "scan-walk.h"
-
-int acs_scan_error(acs_error *err, int code, const char *fmt, ...)
-{
-        va_list ap;
-        if (!err)
-                return code;
-        err->code = code;
-        if (err->exit_status == 0)
-                err->exit_status = 125;
-        snprintf(err->stage, sizeof err->stage, "scan");
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-        return code;
-}
-
-/* Names and messages quote the code: clipped and escaped here, once for every rule (scan-text.h). */
-int acs_scan_add_finding(acs_scan_result *r, const char *rule, const char *name, int line, int col,
-                         const char *message)
-{
-        acs_finding *v = realloc(r->findings, (r->n_findings + 1) * sizeof *v);
-        if (!v)
-                return -ENOMEM;
-        r->findings = v;
-        acs_finding *f = &v[r->n_findings];
-        *f = (acs_finding){.rule = strdup(rule), .name = acs_scan_clean_text(name, ACS_FINDING_NAME_MAX),
-                           .line = line, .col = col,
-                           .message = acs_scan_clean_text(message, ACS_FINDING_MESSAGE_MAX)};
-        if (!f->rule || !f->name || !f->message) {
-                free(f->rule);
-                free(f->name);
-                free(f->message);
-                return -ENOMEM;
-        }
-        r->n_findings++;
-        return 0;
-}
-
-void acs_scan_result_clear(acs_scan_result *r)
-{
-        for (size_t i = 0; i < r->n_findings; i++) {
-                free(r->findings[i].rule);
-                free(r->findings[i].name);
-                free(r->findings[i].message);
-        }
-        free(r->findings);
-        *r = (acs_scan_result){0};
-}
 
 double acs_scan_now_ms(void)
 {

@@ -13,7 +13,7 @@
  * if it were computed at run time: getattr with it is refused as a computed
  * name, __import__ of it as "<computed>". The exception is a str.format
  * template: a concatenation too long to build is still read as a template,
- * part after part (fold_stream). All the string work of one scan --
+ * part after part (scan_fold_stream). All the string work of one scan --
  * characters built, normalised or streamed -- counts against FOLD_WORK_MAX;
  * past it folding stops and the scan is refused with rule scan-limit.
  */
@@ -60,7 +60,7 @@ static Py_ssize_t len_times(Py_ssize_t len, long long n)
 /* The count of `x * N` when N is an integer constant (saturated to the long long range). */
 static bool repeat_count(PyObject *node, long long *ret)
 {
-        PyObject *v = is(node, T_Constant) ? get(node, S_value) : NULL;
+        PyObject *v = is(node, T_Constant) ? scan_get(node, S_value) : NULL;
         bool ok = v && PyLong_Check(v);
         if (ok) {
                 int overflow = 0;
@@ -75,7 +75,7 @@ static bool repeat_count(PyObject *node, long long *ret)
 /* chr(N) with a constant N: its code point, or -1. */
 static long chr_arg(PyObject *node)
 {
-        PyObject *v = is(node, T_Constant) ? get(node, S_value) : NULL;
+        PyObject *v = is(node, T_Constant) ? scan_get(node, S_value) : NULL;
         long c = v && PyLong_Check(v) ? PyLong_AsLong(v) : -1;
         Py_XDECREF(v);
         PyErr_Clear();
@@ -90,23 +90,24 @@ static long chr_arg(PyObject *node)
 enum { CALL_NONE, CALL_STR, CALL_CHR, CALL_JOIN };
 static int call_kind(PyObject *node, PyObject **arg, PyObject **sep, PyObject **elts)
 {
-        PyObject *func = get(node, S_func), *args = get(node, S_args), *kw = get(node, S_keywords);
+        PyObject *func = scan_get(node, S_func), *args = scan_get(node, S_args),
+                 *kw = scan_get(node, S_keywords);
         int kind = CALL_NONE;
         if (!func || !args || !PyList_Check(args) || PyList_GET_SIZE(args) != 1 ||
             (kw && (!PyList_Check(kw) || PyList_GET_SIZE(kw) > 0)))
                 goto out;
         *arg = PyList_GET_ITEM(args, 0);
-        const char *fn = name_id(func);
+        const char *fn = scan_name_id(func);
         if (fn && strcmp(fn, "str") == 0) {
                 kind = CALL_STR;
         } else if (fn && strcmp(fn, "chr") == 0) {
                 kind = CALL_CHR;
         } else if (is(func, T_Attribute) && (is(*arg, T_List) || is(*arg, T_Tuple))) {
-                const char *attr = get_str(func, S_attr);
-                PyObject *e = get(*arg, S_elts);
+                const char *attr = scan_get_str(func, S_attr);
+                PyObject *e = scan_get(*arg, S_elts);
                 if (attr && strcmp(attr, "join") == 0 && e && PyList_Check(e)) {
                         kind = CALL_JOIN;
-                        *sep = get(func, S_value); /* the tree keeps it alive */
+                        *sep = scan_get(func, S_value); /* the tree keeps it alive */
                         Py_XDECREF(*sep);
                         *elts = e;
                 }
@@ -132,41 +133,42 @@ static Py_ssize_t len_node(walk *w, PyObject *node)
 {
         Py_ssize_t n = LEN_UNKNOWN;
         if (is(node, T_BinOp)) {
-                PyObject *op = get(node, S_op), *l = get(node, S_left), *r = get(node, S_right);
+                PyObject *op = scan_get(node, S_op), *l = scan_get(node, S_left),
+                         *r = scan_get(node, S_right);
                 long long k;
                 if (is(op, T_Add)) {
-                        n = fold_len(w, l);
+                        n = scan_fold_len(w, l);
                         if (n != LEN_UNKNOWN)
-                                n = len_plus(n, fold_len(w, r));
+                                n = len_plus(n, scan_fold_len(w, r));
                 } else if (is(op, T_Mult) && repeat_count(r, &k)) {
-                        n = len_times(fold_len(w, l), k);
+                        n = len_times(scan_fold_len(w, l), k);
                 }
                 Py_XDECREF(op);
                 Py_XDECREF(l);
                 Py_XDECREF(r);
         } else if (is(node, T_JoinedStr)) {
-                PyObject *vals = get(node, S_values);
+                PyObject *vals = scan_get(node, S_values);
                 n = vals && PyList_Check(vals) ? 0 : LEN_UNKNOWN;
                 for (Py_ssize_t i = 0; n != LEN_UNKNOWN && i < PyList_GET_SIZE(vals); i++)
-                        n = len_plus(n, fold_len(w, PyList_GET_ITEM(vals, i)));
+                        n = len_plus(n, scan_fold_len(w, PyList_GET_ITEM(vals, i)));
                 Py_XDECREF(vals);
         } else if (is(node, T_FormattedValue)) {
-                PyObject *spec = get(node, S_format_spec), *v = get(node, S_value);
-                if (spec == Py_None && get_int(node, S_conversion) == -1)
-                        n = fold_len(w, v);
+                PyObject *spec = scan_get(node, S_format_spec), *v = scan_get(node, S_value);
+                if (spec == Py_None && scan_get_int(node, S_conversion) == -1)
+                        n = scan_fold_len(w, v);
                 Py_XDECREF(spec);
                 Py_XDECREF(v);
         } else if (is(node, T_Call)) {
                 PyObject *arg = NULL, *sep = NULL, *elts = NULL;
                 switch (call_kind(node, &arg, &sep, &elts)) {
-                case CALL_STR: n = fold_len(w, arg); break;
+                case CALL_STR: n = scan_fold_len(w, arg); break;
                 case CALL_CHR: n = chr_arg(arg) >= 0 ? 1 : LEN_UNKNOWN; break;
                 case CALL_JOIN:
                         if (starred(elts))
                                 break;
-                        n = len_times(fold_len(w, sep), PyList_GET_SIZE(elts) - 1);
+                        n = len_times(scan_fold_len(w, sep), PyList_GET_SIZE(elts) - 1);
                         for (Py_ssize_t i = 0; n != LEN_UNKNOWN && i < PyList_GET_SIZE(elts); i++)
-                                n = len_plus(n, fold_len(w, PyList_GET_ITEM(elts, i)));
+                                n = len_plus(n, scan_fold_len(w, PyList_GET_ITEM(elts, i)));
                         break;
                 }
         }
@@ -179,12 +181,12 @@ static Py_ssize_t len_node(walk *w, PyObject *node)
  * known but the whole, or a part of it, is longer) or LEN_UNKNOWN. Kept per
  * node: every node is measured once per scan however often it is asked.
  */
-Py_ssize_t fold_len(walk *w, PyObject *node)
+Py_ssize_t scan_fold_len(walk *w, PyObject *node)
 {
         if (!node)
                 return LEN_UNKNOWN;
         if (is(node, T_Constant)) {
-                PyObject *v = get(node, S_value);
+                PyObject *v = scan_get(node, S_value);
                 Py_ssize_t n = v && PyUnicode_Check(v) ? PyUnicode_GET_LENGTH(v) : LEN_UNKNOWN;
                 Py_XDECREF(v);
                 return n > FOLD_MAX ? LEN_LONG : n;
@@ -212,10 +214,10 @@ static PyObject *build(walk *w, PyObject *node);
 /* The parts of a chain of +, in order, appended to parts. */
 static bool add_parts(walk *w, PyObject *node, PyObject *parts)
 {
-        PyObject *op = is(node, T_BinOp) ? get(node, S_op) : NULL;
+        PyObject *op = is(node, T_BinOp) ? scan_get(node, S_op) : NULL;
         bool ok;
         if (is(op, T_Add)) {
-                PyObject *l = get(node, S_left), *r = get(node, S_right);
+                PyObject *l = scan_get(node, S_left), *r = scan_get(node, S_right);
                 ok = l && r && add_parts(w, l, parts) && add_parts(w, r, parts);
                 Py_XDECREF(l);
                 Py_XDECREF(r);
@@ -245,7 +247,7 @@ static PyObject *build_concat(walk *w, PyObject *list)
 }
 
 /*
- * The value of node, which fold_len measured at 0..FOLD_MAX (so no part of
+ * The value of node, which scan_fold_len measured at 0..FOLD_MAX (so no part of
  * it is longer). A chain of + becomes one join: building it is linear in its
  * length, not quadratic in its number of parts. New reference or NULL.
  */
@@ -255,9 +257,10 @@ static PyObject *build(walk *w, PyObject *node)
         if (w->budget->over)
                 return NULL;
         if (is(node, T_Constant))
-                return get(node, S_value);
+                return scan_get(node, S_value);
         if (is(node, T_BinOp)) {
-                PyObject *op = get(node, S_op), *l = get(node, S_left), *rt = get(node, S_right);
+                PyObject *op = scan_get(node, S_op), *l = scan_get(node, S_left),
+                         *rt = scan_get(node, S_right);
                 long long k;
                 if (is(op, T_Add)) {
                         PyObject *one = PyList_New(1);
@@ -279,12 +282,12 @@ static PyObject *build(walk *w, PyObject *node)
                 Py_XDECREF(l);
                 Py_XDECREF(rt);
         } else if (is(node, T_JoinedStr)) {
-                PyObject *vals = get(node, S_values);
+                PyObject *vals = scan_get(node, S_values);
                 if (vals && PyList_Check(vals))
                         r = build_concat(w, vals);
                 Py_XDECREF(vals);
         } else if (is(node, T_FormattedValue)) {
-                PyObject *v = get(node, S_value);
+                PyObject *v = scan_get(node, S_value);
                 r = v ? build(w, v) : NULL;
                 Py_XDECREF(v);
         } else if (is(node, T_Call)) {
@@ -321,7 +324,7 @@ static PyObject *build(walk *w, PyObject *node)
 /* The raw value of node when it is known and at most FOLD_MAX long. */
 static PyObject *fold_raw(walk *w, PyObject *node)
 {
-        Py_ssize_t n = node && !w->budget->over ? fold_len(w, node) : LEN_UNKNOWN;
+        Py_ssize_t n = node && !w->budget->over ? scan_fold_len(w, node) : LEN_UNKNOWN;
         return n >= 0 ? build(w, node) : NULL;
 }
 
@@ -346,29 +349,29 @@ static PyObject *nfkc(walk *w, PyObject *s)
         return r;
 }
 
-PyObject *fold(walk *w, PyObject *node)
+PyObject *scan_fold(walk *w, PyObject *node)
 {
         return nfkc(w, fold_raw(w, node));
 }
 
 /* The known leading (prefix) or trailing (!prefix) text of a string expression. */
-PyObject *fold_edge(walk *w, PyObject *node, bool prefix, int budget)
+PyObject *scan_fold_edge(walk *w, PyObject *node, bool prefix, int budget)
 {
         PyObject *whole = fold_raw(w, node);
         if (whole || budget <= 0)
                 return whole;
         PyObject *r = NULL;
         if (is(node, T_BinOp)) {
-                PyObject *op = get(node, S_op), *side = get(node, prefix ? S_left : S_right);
+                PyObject *op = scan_get(node, S_op), *side = scan_get(node, prefix ? S_left : S_right);
                 if (is(op, T_Add))
-                        r = fold_edge(w, side, prefix, budget - 1);
+                        r = scan_fold_edge(w, side, prefix, budget - 1);
                 Py_XDECREF(op);
                 Py_XDECREF(side);
         } else if (is(node, T_JoinedStr)) {
-                PyObject *vals = get(node, S_values);
+                PyObject *vals = scan_get(node, S_values);
                 Py_ssize_t n = vals && PyList_Check(vals) ? PyList_GET_SIZE(vals) : 0;
                 if (n > 0)
-                        r = fold_edge(w, PyList_GET_ITEM(vals, prefix ? 0 : n - 1), prefix, budget - 1);
+                        r = scan_fold_edge(w, PyList_GET_ITEM(vals, prefix ? 0 : n - 1), prefix, budget - 1);
                 Py_XDECREF(vals);
         }
         PyErr_Clear();
@@ -402,7 +405,7 @@ static bool stream_repeat(walk *w, PyObject *node, long long k, acs_fmt_stream *
         acs_fmt_stream prev = *f, prev2 = *f;
         bool have2 = false;
         for (long long i = 0; i < k; i++) {
-                if (!fold_stream(w, node, f))
+                if (!scan_fold_stream(w, node, f))
                         return false;
                 if (acs_fmt_same(f, &prev))
                         return true;
@@ -421,45 +424,47 @@ static bool stream_repeat(walk *w, PyObject *node, long long k, acs_fmt_stream *
 static bool stream_list(walk *w, PyObject *list, PyObject *sep, acs_fmt_stream *f)
 {
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++)
-                if ((i > 0 && sep && !fold_stream(w, sep, f)) || !fold_stream(w, PyList_GET_ITEM(list, i), f))
+                if ((i > 0 && sep && !scan_fold_stream(w, sep, f)) ||
+                    !scan_fold_stream(w, PyList_GET_ITEM(list, i), f))
                         return false;
         return true;
 }
 
-bool fold_stream(walk *w, PyObject *node, acs_fmt_stream *f)
+bool scan_fold_stream(walk *w, PyObject *node, acs_fmt_stream *f)
 {
-        Py_ssize_t n = fold_len(w, node);
+        Py_ssize_t n = scan_fold_len(w, node);
         bool ok = false;
         if (n == LEN_UNKNOWN || w->budget->over)
                 return false;
         if (n >= 0 || is(node, T_Constant)) {
-                PyObject *s = n >= 0 ? build(w, node) : get(node, S_value);
+                PyObject *s = n >= 0 ? build(w, node) : scan_get(node, S_value);
                 ok = feed_str(w, s, f);
                 Py_XDECREF(s);
                 return ok;
         }
         if (is(node, T_BinOp)) {
-                PyObject *op = get(node, S_op), *l = get(node, S_left), *r = get(node, S_right);
+                PyObject *op = scan_get(node, S_op), *l = scan_get(node, S_left),
+                         *r = scan_get(node, S_right);
                 long long k;
                 if (is(op, T_Add))
-                        ok = fold_stream(w, l, f) && fold_stream(w, r, f);
+                        ok = scan_fold_stream(w, l, f) && scan_fold_stream(w, r, f);
                 else if (is(op, T_Mult) && repeat_count(r, &k))
                         ok = stream_repeat(w, l, k, f);
                 Py_XDECREF(op);
                 Py_XDECREF(l);
                 Py_XDECREF(r);
         } else if (is(node, T_JoinedStr)) {
-                PyObject *vals = get(node, S_values);
+                PyObject *vals = scan_get(node, S_values);
                 ok = vals && PyList_Check(vals) && stream_list(w, vals, NULL, f);
                 Py_XDECREF(vals);
         } else if (is(node, T_FormattedValue)) {
-                PyObject *v = get(node, S_value);
-                ok = v && fold_stream(w, v, f);
+                PyObject *v = scan_get(node, S_value);
+                ok = v && scan_fold_stream(w, v, f);
                 Py_XDECREF(v);
         } else if (is(node, T_Call)) {
                 PyObject *arg = NULL, *sep = NULL, *elts = NULL;
                 switch (call_kind(node, &arg, &sep, &elts)) {
-                case CALL_STR: ok = fold_stream(w, arg, f); break;
+                case CALL_STR: ok = scan_fold_stream(w, arg, f); break;
                 case CALL_JOIN: ok = stream_list(w, elts, sep, f); break;
                 }
         }

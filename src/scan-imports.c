@@ -26,35 +26,35 @@ static void alias_set(walk *w, const char *name, size_t len, PyObject *module)
         Py_XDECREF(module);
 }
 
-void check_module_name(walk *w, PyObject *node, const char *dotted)
+void scan_check_module_name(walk *w, PyObject *node, const char *dotted)
 {
         if (!acs_rules_import_allowed(w->p, dotted))
-                report_at(w, node, R_IMPORT, dotted);
+                scan_report_at(w, node, R_IMPORT, dotted);
 }
 
-void check_import(walk *w, PyObject *node)
+void scan_check_import(walk *w, PyObject *node)
 {
-        PyObject *names = get(node, S_names);
+        PyObject *names = scan_get(node, S_names);
         for (Py_ssize_t i = 0; names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++) {
                 PyObject *a = PyList_GET_ITEM(names, i);
-                const char *n = get_str(a, S_name), *as = get_str(a, S_asname);
+                const char *n = scan_get_str(a, S_name), *as = scan_get_str(a, S_asname);
                 if (!n)
                         continue;
-                check_module_name(w, node, n);
-                bool allowed = acs_rules_import_allowed(w->p, n) && !members_check_import(w, node, n);
+                scan_check_module_name(w, node, n);
+                bool allowed = acs_rules_import_allowed(w->p, n) && !scan_members_check_import(w, node, n);
                 if (as) {
                         alias_set(w, as, strlen(as), PyUnicode_FromString(n));
                         if (allowed)
-                                members_bind(w, as, n);
+                                scan_members_bind(w, as, n);
                 } else { /* import a.b binds a */
                         size_t first = strcspn(n, ".");
                         alias_set(w, n, first, PyUnicode_FromStringAndSize(n, (Py_ssize_t)first));
-                        if (allowed) { /* import os.path binds os: members_resolve judges os.x */
+                        if (allowed) { /* import os.path binds os: scan_members_resolve judges os.x */
                                 char *f = strndup(n, first);
                                 if (!f)
                                         w->err = -ENOMEM;
                                 else
-                                        members_bind(w, f, f);
+                                        scan_members_bind(w, f, f);
                                 free(f);
                         }
                 }
@@ -67,21 +67,21 @@ static void check_from_name(walk *w, PyObject *node, const char *mod, const char
 {
         const char *rule = acs_rules_classify_attr(w->p, n);
         if (rule)
-                report_at(w, node, rule, n);
+                scan_report_at(w, node, rule, n);
         else if (acs_rules_is_private(n)) {
                 int line, col;
-                node_pos(node, &line, &col);
-                report(w, line, col, R_PRIVATE, n, "'%s' is a private name of module '%s'; %s", n,
+                scan_node_pos(node, &line, &col);
+                scan_report(w, line, col, R_PRIVATE, n, "'%s' is a private name of module '%s'; %s", n,
                        mod, acs_rules_hint(R_PRIVATE, n));
         } else if (acs_rules_dangerous_module(n, false) && !acs_rules_import_allowed(w->p, n)) {
                 int line, col;
-                node_pos(node, &line, &col);
-                report(w, line, col, R_IMPORT, n,
+                scan_node_pos(node, &line, &col);
+                scan_report(w, line, col, R_IMPORT, n,
                        "'from %s import %s' reaches module '%s', which profile %s does not allow (allowed: %s)",
                        mod, n, n, PNAME(w), w->allowed);
         }
-        if (strcmp(mod, "builtins") == 0 && denied_builtin(w, n))
-                report_at(w, node, R_BUILTIN, n);
+        if (strcmp(mod, "builtins") == 0 && scan_denied_builtin(w, n))
+                scan_report_at(w, node, R_BUILTIN, n);
 }
 
 /*
@@ -122,10 +122,10 @@ static bool is_submodule(const char *pkg, const char *name)
         return false;
 }
 
-void check_import_from(walk *w, PyObject *node)
+void scan_check_import_from(walk *w, PyObject *node)
 {
-        const char *mod = get_str(node, S_module);
-        int level = get_int(node, S_level);
+        const char *mod = scan_get_str(node, S_module);
+        int level = scan_get_int(node, S_level);
         if (level > 0) {
                 char *name = NULL;
                 int line, col;
@@ -133,8 +133,8 @@ void check_import_from(walk *w, PyObject *node)
                         w->err = -ENOMEM;
                         return;
                 }
-                node_pos(node, &line, &col);
-                report(w, line, col, R_IMPORT, name,
+                scan_node_pos(node, &line, &col);
+                scan_report(w, line, col, R_IMPORT, name,
                        "relative import '%s' is not allowed: the program runs as __main__, not in a package (allowed: %s)",
                        name, w->allowed);
                 free(name);
@@ -142,11 +142,11 @@ void check_import_from(walk *w, PyObject *node)
         }
         if (!mod || strcmp(mod, "__future__") == 0)
                 return;
-        PyObject *names = get(node, S_names);
+        PyObject *names = scan_get(node, S_names);
         /* from os import path: allowed where os.path is, though os is not */
         bool mod_ok = acs_rules_import_allowed(w->p, mod), all_sub = !mod_ok;
         for (Py_ssize_t i = 0; all_sub && names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++) {
-                const char *n = get_str(PyList_GET_ITEM(names, i), S_name);
+                const char *n = scan_get_str(PyList_GET_ITEM(names, i), S_name);
                 char *full = NULL;
                 if (asprintf(&full, "%s.%s", mod, n ? n : "*") < 0) {
                         w->err = -ENOMEM;
@@ -156,12 +156,12 @@ void check_import_from(walk *w, PyObject *node)
                 free(full);
         }
         if (!all_sub)
-                check_module_name(w, node, mod);
+                scan_check_module_name(w, node, mod);
         for (Py_ssize_t i = 0; names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++) {
                 PyObject *a = PyList_GET_ITEM(names, i);
-                const char *n = get_str(a, S_name), *as = get_str(a, S_asname);
+                const char *n = scan_get_str(a, S_name), *as = scan_get_str(a, S_asname);
                 if (n && strcmp(n, "*") == 0 && mod_ok)
-                        members_check_star(w, node, mod);
+                        scan_members_check_star(w, node, mod);
                 if (!n || strcmp(n, "*") == 0)
                         continue;
                 check_from_name(w, node, mod, n);
@@ -170,7 +170,7 @@ void check_import_from(walk *w, PyObject *node)
                         if (asprintf(&full, "%s.%s", mod, n) < 0)
                                 w->err = -ENOMEM;
                         else if (!acs_rules_import_allowed(w->p, full) && is_submodule(mod, n))
-                                report_at(w, node, R_IMPORT, full);
+                                scan_report_at(w, node, R_IMPORT, full);
                         free(full);
                 }
                 alias_set(w, as ? as : n, strlen(as ? as : n), PyUnicode_FromFormat("%s.%s", mod, n));
@@ -178,8 +178,8 @@ void check_import_from(walk *w, PyObject *node)
                         char *full = NULL;
                         if (asprintf(&full, "%s.%s", mod, n) < 0)
                                 w->err = -ENOMEM;
-                        else if (!members_check_import(w, node, full))
-                                members_bind(w, as ? as : n, full);
+                        else if (!scan_members_check_import(w, node, full))
+                                scan_members_bind(w, as ? as : n, full);
                         free(full);
                 }
         }
@@ -212,7 +212,7 @@ static PyObject *resolve_copy(walk *w, PyObject *copies, PyObject *name)
         return name;
 }
 
-void resolve_cands(walk *w)
+void scan_resolve_cands(walk *w)
 {
         PyObject *copies = w->n_cands ? copy_map(w) : NULL;
         if (w->n_cands && !copies) {
@@ -233,27 +233,27 @@ void resolve_cands(walk *w)
                 const char *r = PyUnicode_AsUTF8(res);
                 if (c->kind == CAND_MODULE_ATTR && m) {
                         if (acs_rules_is_private(c->attr))
-                                report(w, c->line, c->col, R_PRIVATE, c->attr,
+                                scan_report(w, c->line, c->col, R_PRIVATE, c->attr,
                                        "'%s' is a private attribute of module '%s'; %s", c->attr, m,
                                        acs_rules_hint(R_PRIVATE, c->attr));
                         else if (acs_rules_dangerous_module(c->attr, false) &&
                                  !acs_rules_import_allowed(w->p, c->attr))
-                                report(w, c->line, c->col, R_IMPORT, c->attr,
+                                scan_report(w, c->line, c->col, R_IMPORT, c->attr,
                                        "'%s.%s' reaches module '%s', which profile %s does not allow (allowed: %s)",
                                        c->recv, c->attr, c->attr, PNAME(w), w->allowed);
                 } else if (c->kind == CAND_MODULE_WRITE && m) {
-                        report(w, c->line, c->col, R_WRITE, c->attr,
+                        scan_report(w, c->line, c->col, R_WRITE, c->attr,
                                "changing attribute '%s' of '%s' (%s, bound by an import) changes it for every "
                                "library that uses it; keep your own copy or wrap it instead",
                                c->attr, c->recv, m);
                 } else if (c->kind == CAND_BUILTINS_ATTR && m && strcmp(m, "builtins") == 0 &&
-                           denied_builtin(w, c->attr)) {
-                        report(w, c->line, c->col, R_BUILTIN, c->attr,
+                           scan_denied_builtin(w, c->attr)) {
+                        scan_report(w, c->line, c->col, R_BUILTIN, c->attr,
                                "builtin '%s' is denied by profile %s; %s", c->attr, PNAME(w),
                                acs_rules_hint(R_BUILTIN, c->attr));
                 } else if (c->kind == CAND_TYPE_CALL && c->attr[0] == '3' && res != name && r &&
                            strcmp(r, "type") == 0) {
-                        report(w, c->line, c->col, R_TYPE, "type",
+                        scan_report(w, c->line, c->col, R_TYPE, "type",
                                "type() (called as '%s') with three arguments creates a class at run time; %s",
                                c->recv, acs_rules_hint(R_TYPE, "type"));
                 }

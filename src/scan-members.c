@@ -33,7 +33,7 @@ static PyObject *list_of(walk *w, PyObject **slot, bool dict)
         return *slot;
 }
 
-void members_bind(walk *w, const char *name, const char *module)
+void scan_members_bind(walk *w, const char *name, const char *module)
 {
         if (!w->members || !list_of(w, &w->mod_binds, true))
                 return;
@@ -49,13 +49,13 @@ void members_bind(walk *w, const char *name, const char *module)
         PyErr_Clear();
 }
 
-void members_note_chain(walk *w, PyObject *attr_node)
+void scan_members_note_chain(walk *w, PyObject *attr_node)
 {
         if (w->members && list_of(w, &w->chains, false) && PyList_Append(w->chains, attr_node) < 0)
                 w->err = -ENOMEM;
 }
 
-void members_note_getattr(walk *w, PyObject *node, PyObject *recv, const char *attr)
+void scan_members_note_getattr(walk *w, PyObject *node, PyObject *recv, const char *attr)
 {
         if (!w->members || !recv || !list_of(w, &w->chains, false))
                 return;
@@ -73,12 +73,12 @@ static bool chain_text(PyObject *node, char *buf, size_t size, const char **root
         size_t n = 0;
         PyObject *cur = node;
         while (is(cur, T_Attribute) && n < ELEMENTSOF(parts)) {
-                parts[n++] = get_str(cur, S_attr); /* the tree keeps each str alive */
-                PyObject *v = get(cur, S_value);
+                parts[n++] = scan_get_str(cur, S_attr); /* the tree keeps each str alive */
+                PyObject *v = scan_get(cur, S_value);
                 Py_XDECREF(v); /* borrowed from here on: the parent node holds it */
                 cur = v;
         }
-        if (!is(cur, T_Name) || !(*root = name_id(cur)))
+        if (!is(cur, T_Name) || !(*root = scan_name_id(cur)))
                 return false;
         size_t len = 0;
         buf[0] = '\0';
@@ -128,8 +128,8 @@ static void judge(walk *w, int line, int col, const char *module, const char *re
         size_t len = acs_rules_member_denied(w->p, q, &pat);
         if (len) {
                 q[len] = '\0';
-                report(w, line, col, R_MEMBER, q, "'%s' is denied by profile %s (deny_members: %s); %s", q,
-                       PNAME(w), pat, acs_rules_hint(R_MEMBER, q));
+                scan_report(w, line, col, R_MEMBER, q, "'%s' is denied by profile %s (deny_members: %s); %s",
+                            q, PNAME(w), pat, acs_rules_hint(R_MEMBER, q));
                 return;
         }
         if (acs_rules_import_allowed(w->p, module) || !acs_rules_import_partial(w->p, module) ||
@@ -137,7 +137,7 @@ static void judge(walk *w, int line, int col, const char *module, const char *re
                 return;
         q[strlen(module) + 1 + strcspn(rest, ".")] = '\0'; /* MODULE.first */
         char *under = acs_rules_allowed_under(w->p, module);
-        report(w, line, col, R_IMPORT, q,
+        scan_report(w, line, col, R_IMPORT, q,
                "'%s' is not allowed by profile %s: of module '%s' it allows only %s (allowed: %s)", q, PNAME(w),
                module, under ? under : "submodules", w->allowed);
         free(under);
@@ -156,7 +156,7 @@ static void judge_chain(walk *w, PyObject *item)
                 if (!attr)
                         return;
                 if (is(recv, T_Name)) {
-                        root = name_id(recv);
+                        root = scan_name_id(recv);
                         snprintf(rest, sizeof rest, "%s", attr);
                 } else if (!chain_text(recv, head, sizeof head, &root) ||
                            snprintf(rest, sizeof rest, "%s.%s", head, attr) >= (int)sizeof rest)
@@ -166,7 +166,7 @@ static void judge_chain(walk *w, PyObject *item)
         }
         PyObject *mods = root ? modules_of(w, root) : NULL;
         int line, col;
-        node_pos(node, &line, &col);
+        scan_node_pos(node, &line, &col);
         for (Py_ssize_t i = 0; mods && i < PyList_GET_SIZE(mods); i++) {
                 const char *m = PyUnicode_AsUTF8(PyList_GET_ITEM(mods, i));
                 if (m)
@@ -175,7 +175,7 @@ static void judge_chain(walk *w, PyObject *item)
         PyErr_Clear();
 }
 
-void members_resolve(walk *w)
+void scan_members_resolve(walk *w)
 {
         if (!w->members || !w->chains || !w->mod_binds)
                 return;
@@ -184,7 +184,7 @@ void members_resolve(walk *w)
 }
 
 /* `import a.b` or `from a import b`: is the imported name itself denied? */
-bool members_check_import(walk *w, PyObject *node, const char *qualified)
+bool scan_members_check_import(walk *w, PyObject *node, const char *qualified)
 {
         const char *pat = NULL;
         size_t len = strchr(qualified, '.') ? acs_rules_member_denied(w->p, qualified, &pat) : 0;
@@ -193,22 +193,22 @@ bool members_check_import(walk *w, PyObject *node, const char *qualified)
         char q[MAX_QUAL];
         snprintf(q, sizeof q, "%.*s", (int)len, qualified);
         int line, col;
-        node_pos(node, &line, &col);
-        report(w, line, col, R_MEMBER, q, "'%s' is denied by profile %s (deny_members: %s); %s", q, PNAME(w), pat,
-               acs_rules_hint(R_MEMBER, q));
+        scan_node_pos(node, &line, &col);
+        scan_report(w, line, col, R_MEMBER, q, "'%s' is denied by profile %s (deny_members: %s); %s", q,
+                    PNAME(w), pat, acs_rules_hint(R_MEMBER, q));
         return true;
 }
 
 /* `from M import *` binds names the scan cannot see: refused where M has denied members. */
-void members_check_star(walk *w, PyObject *node, const char *mod)
+void scan_members_check_star(walk *w, PyObject *node, const char *mod)
 {
         if (!acs_rules_members_under(w->p, mod))
                 return;
         int line, col;
         char name[MAX_QUAL];
         snprintf(name, sizeof name, "%s.*", mod);
-        node_pos(node, &line, &col);
-        report(w, line, col, R_MEMBER, name,
+        scan_node_pos(node, &line, &col);
+        scan_report(w, line, col, R_MEMBER, name,
                "'from %s import *' would bind members that profile %s denies; import the names you need", mod,
                PNAME(w));
 }

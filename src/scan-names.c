@@ -62,13 +62,13 @@ static void unknown(cn *c, PyObject *id)
 }
 
 /* A Name bound to value: remembered when it is its only binding and the
- * value is known but too long to fold (read by const_long). */
+ * value is known but too long to scan_fold (read by scan_const_long). */
 static void note_long(cn *c, PyObject *id, PyObject *value)
 {
         if (!id || !PyUnicode_Check(id) || !c->longs)
                 return;
         PyObject *cur = PyDict_GetItemWithError(c->longs, id);
-        bool one = !cur && value && fold_len(c->w, value) == -2;
+        bool one = !cur && value && scan_fold_len(c->w, value) == -2;
         PyErr_Clear();
         if (PyDict_SetItem(c->longs, id, one ? value : Py_None) < 0)
                 c->poisoned = true;
@@ -96,7 +96,7 @@ static void known(cn *c, PyObject *id, PyObject *vals)
 
 static PyObject *value_of(cn *c, PyObject *node)
 {
-        PyObject *s = node ? fold(c->w, node) : NULL, *l = NULL;
+        PyObject *s = node ? scan_fold(c->w, node) : NULL, *l = NULL;
         if (s && PyUnicode_Check(s) && (l = PyList_New(1)))
                 PyList_SET_ITEM(l, 0, s);
         else
@@ -110,11 +110,11 @@ static PyObject *iter_values(cn *c, PyObject *node)
 {
         if (!is(node, T_List) && !is(node, T_Tuple) && !is(node, T_Set))
                 return NULL;
-        PyObject *elts = get(node, S_elts), *l = PyList_New(0);
+        PyObject *elts = scan_get(node, S_elts), *l = PyList_New(0);
         bool ok = l && elts && PyList_Check(elts) && PyList_GET_SIZE(elts) > 0 &&
                   PyList_GET_SIZE(elts) <= MAX_VALUES;
         for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(elts); i++) {
-                PyObject *e = PyList_GET_ITEM(elts, i), *s = is(e, T_Starred) ? NULL : fold(c->w, e);
+                PyObject *e = PyList_GET_ITEM(elts, i), *s = is(e, T_Starred) ? NULL : scan_fold(c->w, e);
                 ok = s && PyUnicode_Check(s) && PyList_Append(l, s) == 0;
                 Py_XDECREF(s);
         }
@@ -129,7 +129,7 @@ static void cn_walk(cn *c, PyObject *o);
 
 static void cn_field(cn *c, PyObject *node, int s)
 {
-        PyObject *v = get(node, s);
+        PyObject *v = scan_get(node, s);
         if (v)
                 cn_walk(c, v);
         Py_XDECREF(v);
@@ -141,7 +141,7 @@ static void cn_field(cn *c, PyObject *node, int s)
 static void bind(cn *c, PyObject *target, PyObject *vals, PyObject *value)
 {
         if (is(target, T_Name)) {
-                PyObject *id = get(target, S_id);
+                PyObject *id = scan_get(target, S_id);
                 c->in_bind = true;
                 known(c, id, vals);
                 c->in_bind = false;
@@ -155,13 +155,13 @@ static void bind(cn *c, PyObject *target, PyObject *vals, PyObject *value)
 
 static void cn_import(cn *c, PyObject *o)
 {
-        const char *mod = is(o, T_ImportFrom) ? get_str(o, S_module) : NULL;
+        const char *mod = is(o, T_ImportFrom) ? scan_get_str(o, S_module) : NULL;
         if (mod && in_list(mod, poison_modules, ELEMENTSOF(poison_modules)))
                 c->poisoned = true;
-        PyObject *names = get(o, S_names);
+        PyObject *names = scan_get(o, S_names);
         for (Py_ssize_t i = 0; names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++) {
-                PyObject *a = PyList_GET_ITEM(names, i), *as = get(a, S_asname);
-                const char *n = get_str(a, S_name);
+                PyObject *a = PyList_GET_ITEM(names, i), *as = scan_get(a, S_asname);
+                const char *n = scan_get_str(a, S_name);
                 if (!n || strcmp(n, "*") == 0) {
                         c->poisoned = true;
                 } else {
@@ -187,7 +187,7 @@ static void cn_import(cn *c, PyObject *o)
 /* Every field of o, generically. */
 static void cn_fields(cn *c, PyObject *o)
 {
-        PyObject *fields = get((PyObject *)Py_TYPE(o), S__fields);
+        PyObject *fields = scan_get((PyObject *)Py_TYPE(o), S__fields);
         for (Py_ssize_t i = 0; fields && PyTuple_Check(fields) && i < PyTuple_GET_SIZE(fields); i++) {
                 PyObject *v = PyObject_GetAttr(o, PyTuple_GET_ITEM(fields, i));
                 if (v)
@@ -207,11 +207,11 @@ static bool prepare(PyObject *o)
 {
         const char *n = NULL;
         if (is(o, T_FunctionDef) || is(o, T_AsyncFunctionDef) || is(o, T_Name) || is(o, T_keyword))
-                n = is(o, T_Name) ? name_id(o) : get_str(o, is(o, T_keyword) ? S_arg : S_name);
+                n = is(o, T_Name) ? scan_name_id(o) : scan_get_str(o, is(o, T_keyword) ? S_arg : S_name);
         if (n)
                 return strcmp(n, "__prepare__") == 0;
         if (is(o, T_Constant)) {
-                PyObject *v = get(o, S_value);
+                PyObject *v = scan_get(o, S_value);
                 bool r = v && PyUnicode_Check(v) && PyUnicode_AsUTF8(v) && strstr(PyUnicode_AsUTF8(v), "prepare");
                 Py_XDECREF(v);
                 PyErr_Clear();
@@ -227,9 +227,9 @@ static void cn_node(cn *c, PyObject *o)
                 return;
         }
         if (is(o, T_Name)) {
-                PyObject *ctx = get(o, S_ctx), *id = get(o, S_id);
+                PyObject *ctx = scan_get(o, S_ctx), *id = scan_get(o, S_id);
                 if (is(ctx, T_Load))
-                        c->poisoned |= in_list(name_id(o), poison_names, ELEMENTSOF(poison_names));
+                        c->poisoned |= in_list(scan_name_id(o), poison_names, ELEMENTSOF(poison_names));
                 else
                         unknown(c, id); /* a Store or Del no rule below accounted for */
                 Py_XDECREF(ctx);
@@ -237,7 +237,7 @@ static void cn_node(cn *c, PyObject *o)
                 return;
         }
         if (is(o, T_Attribute)) {
-                c->poisoned |= in_list(get_str(o, S_attr), poison_attrs, ELEMENTSOF(poison_attrs));
+                c->poisoned |= in_list(scan_get_str(o, S_attr), poison_attrs, ELEMENTSOF(poison_attrs));
                 cn_field(c, o, S_value);
                 return;
         }
@@ -246,19 +246,19 @@ static void cn_node(cn *c, PyObject *o)
                 return;
         }
         if (is(o, T_Global) || is(o, T_Nonlocal)) {
-                PyObject *names = get(o, S_names);
+                PyObject *names = scan_get(o, S_names);
                 for (Py_ssize_t i = 0; names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++)
                         unknown(c, PyList_GET_ITEM(names, i));
                 Py_XDECREF(names);
                 return;
         }
         if (is(o, T_Assign) || is(o, T_NamedExpr)) {
-                PyObject *value = get(o, S_value), *ts = is(o, T_Assign) ? get(o, S_targets) : NULL;
+                PyObject *value = scan_get(o, S_value), *ts = is(o, T_Assign) ? scan_get(o, S_targets) : NULL;
                 if (ts && PyList_Check(ts)) {
                         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(ts); i++)
                                 bind(c, PyList_GET_ITEM(ts, i), value_of(c, value), value);
                 } else if (!ts) {
-                        PyObject *t = get(o, S_target);
+                        PyObject *t = scan_get(o, S_target);
                         bind(c, t, value_of(c, value), value);
                         Py_XDECREF(t);
                 }
@@ -269,7 +269,7 @@ static void cn_node(cn *c, PyObject *o)
                 return;
         }
         if (is(o, T_AnnAssign)) {
-                PyObject *t = get(o, S_target), *value = get(o, S_value);
+                PyObject *t = scan_get(o, S_target), *value = scan_get(o, S_value);
                 if (value && value != Py_None)
                         bind(c, t, value_of(c, value), value);
                 else if (!is(t, T_Name)) /* `x: int` binds nothing */
@@ -282,7 +282,7 @@ static void cn_node(cn *c, PyObject *o)
                 return;
         }
         if (is(o, T_For) || is(o, T_AsyncFor) || is(o, T_comprehension)) {
-                PyObject *t = get(o, S_target), *it = get(o, S_iter);
+                PyObject *t = scan_get(o, S_target), *it = scan_get(o, S_iter);
                 bind(c, t, it ? iter_values(c, it) : NULL, NULL);
                 if (it)
                         cn_walk(c, it);
@@ -297,19 +297,19 @@ static void cn_node(cn *c, PyObject *o)
                 return;
         }
         if (is(o, T_arg)) {
-                PyObject *a = get(o, S_arg);
+                PyObject *a = scan_get(o, S_arg);
                 unknown(c, a);
                 Py_XDECREF(a);
         }
         if (is(o, T_FunctionDef) || is(o, T_AsyncFunctionDef) || is(o, T_ClassDef) || is(o, T_ExceptHandler) ||
             is(o, T_MatchAs) || is(o, T_MatchStar)) {
-                PyObject *n = get(o, S_name);
+                PyObject *n = scan_get(o, S_name);
                 if (n && n != Py_None)
                         unknown(c, n);
                 Py_XDECREF(n);
         }
         if (is(o, T_MatchMapping)) {
-                PyObject *n = get(o, S_rest);
+                PyObject *n = scan_get(o, S_rest);
                 if (n && n != Py_None)
                         unknown(c, n);
                 Py_XDECREF(n);
@@ -359,7 +359,7 @@ static void learn_names(walk *w)
         w->const_longs = c.longs;
 }
 
-PyObject *const_long(walk *w, const char *name)
+PyObject *scan_const_long(walk *w, const char *name)
 {
         if (!name || strncmp(name, "__", 2) == 0)
                 return NULL;
@@ -371,7 +371,7 @@ PyObject *const_long(walk *w, const char *name)
         return v;
 }
 
-PyObject *const_values(walk *w, const char *name)
+PyObject *scan_const_values(walk *w, const char *name)
 {
         if (!name || strncmp(name, "__", 2) == 0) /* __name__, __doc__: set by the interpreter */
                 return NULL;

@@ -69,8 +69,22 @@ typedef struct scan_budget {
         bool over;   /* FOLD_WORK_MAX reached: folding stopped, the scan is refused */
 } scan_budget;
 
-typedef struct walk {
+/*
+ * The walker's checks that a code generator's template (scan-gen.c) applies
+ * to what it builds: scan-check.c calls scan-gen.c and passes these in the
+ * walk, so scan-gen.c never calls back into the file above it by name.
+ */
+typedef struct walk walk;
+typedef struct scan_checks {
+        void (*walk_expr)(walk *w, PyObject *node);
+        void (*attr_name)(walk *w, PyObject *node, PyObject *recv, const char *attr);
+        void (*format_string)(walk *w, PyObject *node, PyObject *str);
+        bool (*format_stream)(walk *w, PyObject *node, PyObject *expr);
+} scan_checks;
+
+struct walk {
         const acs_profile *p;
+        const scan_checks *checks; /* scan-check.c's, for scan-gen.c */
         scan_budget *budget;
         acs_scan_result *r;
         int err;
@@ -103,7 +117,7 @@ typedef struct walk {
         int eval_ctx;     /* walking where a string is evaluated as code (annotations, typing[...]) */
         bool hook;        /* __instancecheck__, __subclasshook__ or .register(): any object matches */
         PyObject *fields; /* (node, name) of annotated class fields, judged when hook */
-} walk;
+};
 
 static inline bool is(PyObject *o, int t)
 {
@@ -115,62 +129,58 @@ static inline bool is_ast(PyObject *o)
         return PyObject_TypeCheck(o, (PyTypeObject *)C.t[T_AST]);
 }
 
-PyObject *get(PyObject *o, int s);
-const char *get_str(PyObject *o, int s);
-int get_int(PyObject *o, int s);
-const char *name_id(PyObject *node);
-void node_pos(PyObject *node, int *line, int *col);
-void report(walk *w, int line, int col, const char *rule, const char *name, const char *fmt, ...)
+PyObject *scan_get(PyObject *o, int s);
+const char *scan_get_str(PyObject *o, int s);
+int scan_get_int(PyObject *o, int s);
+const char *scan_name_id(PyObject *node);
+void scan_node_pos(PyObject *node, int *line, int *col);
+void scan_report(walk *w, int line, int col, const char *rule, const char *name, const char *fmt, ...)
         __attribute__((format(printf, 6, 7)));
-void report_at(walk *w, PyObject *node, const char *rule, const char *name);
-int add_cand(walk *w, int kind, const char *recv, const char *attr, PyObject *node);
-bool shadowed(walk *w, const char *name, bool class_ok);
-void collect(walk *w, PyObject *o, PyObject *set);
+void scan_report_at(walk *w, PyObject *node, const char *rule, const char *name);
+int scan_add_cand(walk *w, int kind, const char *recv, const char *attr, PyObject *node);
+bool scan_shadowed(walk *w, const char *name, bool class_ok);
+/* The profile's deny_builtins, and the builtins that read files whatever it says. */
+bool scan_denied_builtin(walk *w, const char *name);
+void scan_collect(walk *w, PyObject *o, PyObject *set);
 /* scan-fold.c: node's value (NFKC) when it is known and at most FOLD_MAX long, else NULL */
-PyObject *fold(walk *w, PyObject *node);
+PyObject *scan_fold(walk *w, PyObject *node);
 /* The known leading (prefix) or trailing text of a string expression, or NULL. */
-PyObject *fold_edge(walk *w, PyObject *node, bool prefix, int budget);
+PyObject *scan_fold_edge(walk *w, PyObject *node, bool prefix, int budget);
 /* The length of node's value: 0..FOLD_MAX, -2 known but longer, -1 unknown. */
-Py_ssize_t fold_len(walk *w, PyObject *node);
+Py_ssize_t scan_fold_len(walk *w, PyObject *node);
 /* Feed node's value (known, of any length) to f without building it; false when unknown. */
-bool fold_stream(walk *w, PyObject *node, acs_fmt_stream *f);
+bool scan_fold_stream(walk *w, PyObject *node, acs_fmt_stream *f);
 /* scan-names.c: the strings NAME can hold (new list), or NULL when unknown */
-PyObject *const_values(walk *w, const char *name);
+PyObject *scan_const_values(walk *w, const char *name);
 /* The expression bound once to NAME whose value is known but longer than
  * folding builds (new reference), or NULL. */
-PyObject *const_long(walk *w, const char *name);
+PyObject *scan_const_long(walk *w, const char *name);
 int acs_scan_cache_init(acs_error *err);
 
 /* scan-members.c */
-void members_bind(walk *w, const char *name, const char *module);
-void members_note_chain(walk *w, PyObject *attr_node);
-void members_note_getattr(walk *w, PyObject *node, PyObject *recv, const char *attr);
-void members_resolve(walk *w);
-bool members_check_import(walk *w, PyObject *node, const char *qualified);
-void members_check_star(walk *w, PyObject *node, const char *mod);
+void scan_members_bind(walk *w, const char *name, const char *module);
+void scan_members_note_chain(walk *w, PyObject *attr_node);
+void scan_members_note_getattr(walk *w, PyObject *node, PyObject *recv, const char *attr);
+void scan_members_resolve(walk *w);
+bool scan_members_check_import(walk *w, PyObject *node, const char *qualified);
+void scan_members_check_star(walk *w, PyObject *node, const char *mod);
 
-/* scan-check.c */
-bool denied_builtin(walk *w, const char *name);
-void check_attr_name(walk *w, PyObject *node, PyObject *recv, const char *attr);
-void check_format_string(walk *w, PyObject *node, PyObject *str);
-bool format_stream(walk *w, PyObject *node, PyObject *expr);
-void walk_expr(walk *w, PyObject *node);
 /* scan-gen.c */
-void gen_template(walk *w, PyObject *node, PyObject *expr, const char *fn);
-bool gen_is_generator(const char *name);
-void gen_call(walk *w, PyObject *node, PyObject *func, const char *fn, const char *meth);
-void gen_attr(walk *w, PyObject *node);
-void gen_def(walk *w, PyObject *node, const char *name);
-void gen_assign(walk *w, PyObject *node);
-void gen_dict(walk *w, PyObject *node);
-bool gen_evaluates_args(PyObject *func);
-bool gen_typing_subscript(PyObject *value);
-void gen_resolve(walk *w);
+void scan_gen_template(walk *w, PyObject *node, PyObject *expr, const char *fn);
+bool scan_gen_is_generator(const char *name);
+void scan_gen_call(walk *w, PyObject *node, PyObject *func, const char *fn, const char *meth);
+void scan_gen_attr(walk *w, PyObject *node);
+void scan_gen_def(walk *w, PyObject *node, const char *name);
+void scan_gen_assign(walk *w, PyObject *node);
+void scan_gen_dict(walk *w, PyObject *node);
+bool scan_gen_evaluates_args(PyObject *func);
+bool scan_gen_typing_subscript(PyObject *value);
+void scan_gen_resolve(walk *w);
 /* scan-imports.c */
-void check_module_name(walk *w, PyObject *node, const char *dotted);
-void check_import(walk *w, PyObject *node);
-void check_import_from(walk *w, PyObject *node);
-void resolve_cands(walk *w);
+void scan_check_module_name(walk *w, PyObject *node, const char *dotted);
+void scan_check_import(walk *w, PyObject *node);
+void scan_check_import_from(walk *w, PyObject *node);
+void scan_resolve_cands(walk *w);
 PyObject *acs_scan_sensitive(const acs_profile *p);
 
 /* Fast path: can this name (a str) matter to any rule? */

@@ -105,7 +105,7 @@ int acs_scan_cache_init(acs_error *err)
  * New reference or NULL (no exception left set). Node fields live in the
  * instance dict: looking there first skips the type's attribute machinery.
  */
-PyObject *get(PyObject *o, int s)
+PyObject *scan_get(PyObject *o, int s)
 {
         PyObject **dp = _PyObject_GetDictPtr(o), *v;
         if (dp && *dp) {
@@ -123,9 +123,9 @@ PyObject *get(PyObject *o, int s)
 }
 
 /* A str attribute as UTF-8, valid while o lives (the node keeps the str). */
-const char *get_str(PyObject *o, int s)
+const char *scan_get_str(PyObject *o, int s)
 {
-        PyObject *v = get(o, s);
+        PyObject *v = scan_get(o, s);
         if (!v)
                 return NULL;
         const char *c = PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
@@ -135,9 +135,9 @@ const char *get_str(PyObject *o, int s)
         return c;
 }
 
-int get_int(PyObject *o, int s)
+int scan_get_int(PyObject *o, int s)
 {
-        PyObject *v = get(o, s);
+        PyObject *v = scan_get(o, s);
         long l = v && PyLong_Check(v) ? PyLong_AsLong(v) : 0;
         Py_XDECREF(v);
         if (PyErr_Occurred())
@@ -145,9 +145,9 @@ int get_int(PyObject *o, int s)
         return (int)l;
 }
 
-const char *name_id(PyObject *node)
+const char *scan_name_id(PyObject *node)
 {
-        return is(node, T_Name) ? get_str(node, S_id) : NULL;
+        return is(node, T_Name) ? scan_get_str(node, S_id) : NULL;
 }
 
 /* msg with every quote of name (longer than a finding's name may be) replaced by shortname. */
@@ -179,7 +179,7 @@ static char *shorten_quotes(char *msg, const char *name, const char *shortname)
  * character in two; a quote of a very long name in it is shortened like the
  * name itself, and acs_scan_add_finding clips and escapes both.
  */
-void report(walk *w, int line, int col, const char *rule, const char *name,
+void scan_report(walk *w, int line, int col, const char *rule, const char *name,
                                   const char *fmt, ...)
 {
         char *msg = NULL, *shortname;
@@ -216,10 +216,10 @@ void report(walk *w, int line, int col, const char *rule, const char *name,
                 w->err = r;
 }
 
-void node_pos(PyObject *node, int *line, int *col)
+void scan_node_pos(PyObject *node, int *line, int *col)
 {
-        *line = get_int(node, S_lineno);
-        *col = get_int(node, S_col_offset);
+        *line = scan_get_int(node, S_lineno);
+        *col = scan_get_int(node, S_col_offset);
 }
 
 static bool in_deny(walk *w, const char *name)
@@ -230,41 +230,42 @@ static bool in_deny(walk *w, const char *name)
         return false;
 }
 
-void report_at(walk *w, PyObject *node, const char *rule, const char *name)
+void scan_report_at(walk *w, PyObject *node, const char *rule, const char *name)
 {
         int line, col;
         const char *pn = w->p->name ? w->p->name : "?";
-        node_pos(node, &line, &col);
+        scan_node_pos(node, &line, &col);
         if (strcmp(rule, R_IMPORT) == 0 && acs_rules_import_partial(w->p, name)) {
                 /* import os where os.path is allowed: say so */
                 char *under = acs_rules_allowed_under(w->p, name);
-                report(w, line, col, rule, name,
+                scan_report(w, line, col, rule, name,
                        "import of '%s' is not allowed by profile %s, only %s of it (allowed: %s)", name, pn,
                        under ? under : "parts", w->allowed);
                 free(under);
         } else if (strcmp(rule, R_IMPORT) == 0)
-                report(w, line, col, rule, name,
+                scan_report(w, line, col, rule, name,
                        "import of '%s' is not allowed by profile %s (allowed: %s)", name, pn,
                        w->allowed);
         else if (strcmp(rule, R_BUILTIN) == 0 && acs_rules_site_builtin(name) && !in_deny(w, name))
-                report(w, line, col, rule, name,
+                scan_report(w, line, col, rule, name,
                        "builtin '%s' comes from site and reads files; it is refused whatever the profile; %s",
                        name, acs_rules_hint(rule, name));
         else if (strcmp(rule, R_BUILTIN) == 0)
-                report(w, line, col, rule, name, "builtin '%s' is denied by profile %s; %s", name,
+                scan_report(w, line, col, rule, name, "builtin '%s' is denied by profile %s; %s", name,
                        pn, acs_rules_hint(rule, name));
         else if (strcmp(rule, R_ATTR) == 0)
-                report(w, line, col, rule, name, "attribute '%s' is denied by profile %s; %s",
+                scan_report(w, line, col, rule, name, "attribute '%s' is denied by profile %s; %s",
                        name, pn, acs_rules_hint(rule, name));
         else if (strcmp(rule, R_FRAME) == 0)
-                report(w, line, col, rule, name, "'%s' walks interpreter frames; %s", name,
+                scan_report(w, line, col, rule, name, "'%s' walks interpreter frames; %s", name,
                        acs_rules_hint(rule, name));
         else
-                report(w, line, col, rule, name, "'%s' is reflective access to interpreter internals; %s",
-                       name, acs_rules_hint(rule, name));
+                scan_report(w, line, col, rule, name,
+                            "'%s' is reflective access to interpreter internals; %s", name,
+                            acs_rules_hint(rule, name));
 }
 
-int add_cand(walk *w, int kind, const char *recv, const char *attr, PyObject *node)
+int scan_add_cand(walk *w, int kind, const char *recv, const char *attr, PyObject *node)
 {
         if (w->n_cands == w->cap_cands) {
                 size_t n = w->cap_cands ? w->cap_cands * 2 : 16;
@@ -283,14 +284,14 @@ int add_cand(walk *w, int kind, const char *recv, const char *attr, PyObject *no
                 free(c->attr);
                 return w->err = -ENOMEM;
         }
-        node_pos(node, &c->line, &c->col);
+        scan_node_pos(node, &c->line, &c->col);
         w->n_cands++;
         return 0;
 }
 
 /* ---- names bound in a scope (only computed when a denied name is read) ---- */
 
-void collect(walk *w, PyObject *o, PyObject *set);
+void scan_collect(walk *w, PyObject *o, PyObject *set);
 
 static void collect_add(PyObject *set, PyObject *name)
 {
@@ -300,22 +301,22 @@ static void collect_add(PyObject *set, PyObject *name)
 
 static void collect_field(walk *w, PyObject *node, int s, PyObject *set)
 {
-        PyObject *v = get(node, s);
+        PyObject *v = scan_get(node, s);
         if (v)
-                collect(w, v, set);
+                scan_collect(w, v, set);
         Py_XDECREF(v);
 }
 
 static void collect_import_names(PyObject *node, PyObject *set)
 {
-        PyObject *names = get(node, S_names);
+        PyObject *names = scan_get(node, S_names);
         for (Py_ssize_t i = 0; names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++) {
                 PyObject *a = PyList_GET_ITEM(names, i);
-                PyObject *as = get(a, S_asname);
+                PyObject *as = scan_get(a, S_asname);
                 if (as && as != Py_None) {
                         collect_add(set, as);
                 } else {
-                        const char *n = get_str(a, S_name);
+                        const char *n = scan_get_str(a, S_name);
                         if (n && strcmp(n, "*") != 0) {
                                 PyObject *first = PyUnicode_FromStringAndSize(n, strcspn(n, "."));
                                 collect_add(set, first);
@@ -331,9 +332,9 @@ static void collect_args(walk *w, PyObject *arguments, PyObject *set)
 {
         static const int lists[] = {S_posonlyargs, S_args, S_kwonlyargs};
         for (size_t k = 0; k < 3; k++) {
-                PyObject *l = get(arguments, lists[k]);
+                PyObject *l = scan_get(arguments, lists[k]);
                 for (Py_ssize_t i = 0; l && PyList_Check(l) && i < PyList_GET_SIZE(l); i++) {
-                        PyObject *n = get(PyList_GET_ITEM(l, i), S_arg);
+                        PyObject *n = scan_get(PyList_GET_ITEM(l, i), S_arg);
                         collect_add(set, n);
                         Py_XDECREF(n);
                 }
@@ -341,9 +342,9 @@ static void collect_args(walk *w, PyObject *arguments, PyObject *set)
         }
         static const int single[] = {S_vararg, S_kwarg};
         for (size_t k = 0; k < 2; k++) {
-                PyObject *a = get(arguments, single[k]);
+                PyObject *a = scan_get(arguments, single[k]);
                 if (a && a != Py_None) {
-                        PyObject *n = get(a, S_arg);
+                        PyObject *n = scan_get(a, S_arg);
                         collect_add(set, n);
                         Py_XDECREF(n);
                 }
@@ -352,19 +353,19 @@ static void collect_args(walk *w, PyObject *arguments, PyObject *set)
 }
 
 /* Generic walk collecting bindings, not entering nested scopes' bodies. */
-void collect(walk *w, PyObject *o, PyObject *set)
+void scan_collect(walk *w, PyObject *o, PyObject *set)
 {
         if (PyList_Check(o)) {
                 for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); i++)
-                        collect(w, PyList_GET_ITEM(o, i), set);
+                        scan_collect(w, PyList_GET_ITEM(o, i), set);
                 return;
         }
         if (!is_ast(o))
                 return;
         if (is(o, T_Name)) {
-                PyObject *ctx = get(o, S_ctx);
+                PyObject *ctx = scan_get(o, S_ctx);
                 if (is(ctx, T_Store)) {
-                        PyObject *id = get(o, S_id);
+                        PyObject *id = scan_get(o, S_id);
                         collect_add(set, id);
                         Py_XDECREF(id);
                 }
@@ -379,16 +380,16 @@ void collect(walk *w, PyObject *o, PyObject *set)
                 return;
         bool def = is(o, T_FunctionDef) || is(o, T_AsyncFunctionDef) || is(o, T_ClassDef);
         if (def || is(o, T_ExceptHandler) || is(o, T_MatchAs) || is(o, T_MatchStar)) {
-                PyObject *n = get(o, S_name);
+                PyObject *n = scan_get(o, S_name);
                 collect_add(set, n);
                 Py_XDECREF(n);
         }
         if (is(o, T_MatchMapping)) {
-                PyObject *n = get(o, S_rest);
+                PyObject *n = scan_get(o, S_rest);
                 collect_add(set, n);
                 Py_XDECREF(n);
         }
-        PyObject *fields = get((PyObject *)Py_TYPE(o), S__fields);
+        PyObject *fields = scan_get((PyObject *)Py_TYPE(o), S__fields);
         for (Py_ssize_t i = 0; fields && PyTuple_Check(fields) && i < PyTuple_GET_SIZE(fields); i++) {
                 PyObject *f = PyTuple_GET_ITEM(fields, i);
                 /* a nested def's or lambda's body is its own scope */
@@ -401,7 +402,7 @@ void collect(walk *w, PyObject *o, PyObject *set)
                         PyErr_Clear();
                         continue;
                 }
-                collect(w, v, set);
+                scan_collect(w, v, set);
                 Py_DECREF(v);
         }
         Py_XDECREF(fields);
@@ -417,14 +418,14 @@ static PyObject *scope_bound(walk *w, scope *s)
                 return NULL;
         }
         if (s->kind == SC_COMP) {
-                PyObject *gens = get(s->node, S_generators);
+                PyObject *gens = scan_get(s->node, S_generators);
                 for (Py_ssize_t i = 0; gens && PyList_Check(gens) && i < PyList_GET_SIZE(gens); i++)
                         collect_field(w, PyList_GET_ITEM(gens, i), S_target, s->bound);
                 Py_XDECREF(gens);
                 return s->bound;
         }
         if (s->kind == SC_FUNCTION) {
-                PyObject *a = get(s->node, S_args);
+                PyObject *a = scan_get(s->node, S_args);
                 if (a)
                         collect_args(w, a, s->bound);
                 Py_XDECREF(a);
@@ -444,23 +445,23 @@ static void collect_unsafe(walk *w, PyObject *o, PyObject *set)
         if (!is_ast(o))
                 return;
         if (is(o, T_Global) || is(o, T_Nonlocal)) {
-                PyObject *names = get(o, S_names);
+                PyObject *names = scan_get(o, S_names);
                 for (Py_ssize_t i = 0; names && PyList_Check(names) && i < PyList_GET_SIZE(names); i++)
                         collect_add(set, PyList_GET_ITEM(names, i));
                 Py_XDECREF(names);
                 return;
         }
         if (is(o, T_Name)) {
-                PyObject *ctx = get(o, S_ctx);
+                PyObject *ctx = scan_get(o, S_ctx);
                 if (is(ctx, T_Del)) {
-                        PyObject *id = get(o, S_id);
+                        PyObject *id = scan_get(o, S_id);
                         collect_add(set, id);
                         Py_XDECREF(id);
                 }
                 Py_XDECREF(ctx);
                 return;
         }
-        PyObject *fields = get((PyObject *)Py_TYPE(o), S__fields);
+        PyObject *fields = scan_get((PyObject *)Py_TYPE(o), S__fields);
         for (Py_ssize_t i = 0; fields && PyTuple_Check(fields) && i < PyTuple_GET_SIZE(fields); i++) {
                 PyObject *v = PyObject_GetAttr(o, PyTuple_GET_ITEM(fields, i));
                 if (!v) {
@@ -480,13 +481,13 @@ static int module_bindings(walk *w)
                 return 0;
         if (!(w->module_bind = PyDict_New()))
                 return w->err = -ENOMEM;
-        PyObject *body = get(w->tree, S_body);
+        PyObject *body = scan_get(w->tree, S_body);
         for (Py_ssize_t i = 0; body && PyList_Check(body) && i < PyList_GET_SIZE(body); i++) {
                 PyObject *st = PyList_GET_ITEM(body, i), *set = PySet_New(NULL);
                 if (!set)
                         break;
                 if (is(st, T_FunctionDef) || is(st, T_AsyncFunctionDef) || is(st, T_ClassDef)) {
-                        PyObject *n = get(st, S_name);
+                        PyObject *n = scan_get(st, S_name);
                         collect_add(set, n);
                         Py_XDECREF(n);
                 } else if (is(st, T_Import) || is(st, T_ImportFrom)) {
@@ -494,7 +495,7 @@ static int module_bindings(walk *w)
                 } else if (is(st, T_Assign)) {
                         collect_field(w, st, S_targets, set);
                 } else if (is(st, T_AnnAssign)) {
-                        PyObject *v = get(st, S_value);
+                        PyObject *v = scan_get(st, S_value);
                         if (v && v != Py_None)
                                 collect_field(w, st, S_target, set);
                         Py_XDECREF(v);
@@ -515,6 +516,14 @@ static int module_bindings(walk *w)
         return 0;
 }
 
+bool scan_denied_builtin(walk *w, const char *name)
+{
+        for (char *const *v = w->p->deny_builtins; v && *v; v++)
+                if (strcmp(*v, name) == 0)
+                        return true;
+        return acs_rules_site_builtin(name); /* whatever the profile: they read files */
+}
+
 /*
  * Is a read of name here certainly not the builtin? Function scopes follow
  * Python's rule (bound anywhere in the function = local everywhere in it);
@@ -522,7 +531,7 @@ static int module_bindings(walk *w)
  * top-level statement holding the read counts. class_ok: a class body's own
  * bindings count too (used for dunder names only).
  */
-bool shadowed(walk *w, const char *name, bool class_ok)
+bool scan_shadowed(walk *w, const char *name, bool class_ok)
 {
         PyObject *n = PyUnicode_FromString(name);
         bool res = false;
