@@ -130,9 +130,8 @@ static inline uint64_t head_used(const acs_shield *s)
 {
         return s->st[0].head_units + s->st[1].head_units;
 }
-/* clip.c */
-void acs_clip_head_close(acs_shield *s, stream *t);
-void acs_clip_stream_flush(acs_shield *s, stream *t);
-/* clip-tail.c */
+/* clip-tail.c, which clip.c calls (never the other way): the folder of
+ * repeated lines, and the finished streams' text within the budget */
+int acs_clip_build(acs_shield *s, acs_stream_result *ret_out, acs_stream_result *ret_err);
 void acs_clip_fold_push(acs_shield *s, stream *t, bool nl);
 void acs_clip_fold_flush(acs_shield *s, stream *t);

@@ -343,14 +343,8 @@ static int build_text(stream *t, uint64_t alloc, acs_stream_result *r)
         return 0;
 }
 
-int acs_shield_finish(acs_shield *s, acs_stream_result *ret_out, acs_stream_result *ret_err)
+int acs_clip_build(acs_shield *s, acs_stream_result *ret_out, acs_stream_result *ret_err)
 {
-        if (s->finished)
-                return -EALREADY;
-        s->finished = true;
-        for (int i = 0; i < 2; i++)
-                acs_clip_stream_flush(s, &s->st[i]);
-
         uint64_t used = head_used(s);
         uint64_t avail = s->budget > used ? s->budget - used : 0;
         uint64_t need[2] = {s->st[0].ring_units, s->st[1].ring_units}, a[2];

@@ -60,7 +60,7 @@ size_t acs_shield_memory(const acs_shield *s)
 }
 /* The head closed: seed the folder with the head's last line so a run that
  * started in the head folds across the boundary. */
-void acs_clip_head_close(acs_shield *s, stream *t)
+static void head_close(acs_shield *s, stream *t)
 {
         t->live = false;
         if (!t->head_has_last || t->head_cut)
@@ -108,7 +108,7 @@ static void line_complete(acs_shield *s, stream *t, bool nl, chunk *c)
                 if (repeat && here && t->head_run >= 2) {
                         /* a run starts: fold it instead of streaming it */
                         c->live_end = (size_t)c->line_off;
-                        acs_clip_head_close(s, t);
+                        head_close(s, t);
                 } else if (acs_strbuf_reserve(&t->head, l->text.len + 1) >= 0) {
                         t->head_last_off = t->head.len;
                         t->head_last_len = l->text.len;
@@ -125,7 +125,7 @@ static void line_complete(acs_shield *s, stream *t, bool nl, chunk *c)
                         /* out of memory: stop streaming, keep counting */
                         if (c)
                                 c->live_end = here ? (size_t)c->line_off : c->off + 1;
-                        acs_clip_head_close(s, t);
+                        head_close(s, t);
                 }
         }
         acs_clip_fold_push(s, t, nl);
@@ -138,7 +138,7 @@ static void head_overflow(acs_shield *s, stream *t, chunk *c)
         if (c->line_off >= 0) {
                 /* the line began in this chunk: cut cleanly before it */
                 c->live_end = (size_t)c->line_off;
-                acs_clip_head_close(s, t);
+                head_close(s, t);
                 return;
         }
         /* its beginning is already on the terminal: the head ends mid-line */
@@ -150,7 +150,7 @@ static void head_overflow(acs_shield *s, stream *t, chunk *c)
         t->skip_line = true;
         t->total_units += l->units;
         c->live_end = c->cp_off;
-        acs_clip_head_close(s, t);
+        head_close(s, t);
         line_reset(l);
 }
 
@@ -188,7 +188,7 @@ static void line_append_cp(acs_shield *s, stream *t, uint32_t cp, chunk *c)
                          * back so it can fold (if not, it is just shown at
                          * the end instead of live) */
                         c->live_end = (size_t)c->line_off;
-                        acs_clip_head_close(s, t);
+                        head_close(s, t);
                 } else if ((want > s->head_max && (c->line_off >= 0 || want > s->head_max + s->grace)) ||
                            l->len + n > s->linecap) {
                         head_overflow(s, t, c);
@@ -347,7 +347,7 @@ size_t acs_shield_feed(acs_shield *s, int stream_id, const char *buf, size_t len
 
 /* ---- end of input ---------------------------------------------------- */
 
-void acs_clip_stream_flush(acs_shield *s, stream *t)
+static void stream_flush(acs_shield *s, stream *t)
 {
         if (t->need) {
                 t->need = 0;
@@ -358,4 +358,14 @@ void acs_clip_stream_flush(acs_shield *s, stream *t)
         if (t->cur.len > 0 || t->skip_line)
                 line_complete(s, t, false, NULL);
         acs_clip_fold_flush(s, t);
+}
+
+int acs_shield_finish(acs_shield *s, acs_stream_result *ret_out, acs_stream_result *ret_err)
+{
+        if (s->finished)
+                return -EALREADY;
+        s->finished = true;
+        for (int i = 0; i < 2; i++)
+                stream_flush(s, &s->st[i]);
+        return acs_clip_build(s, ret_out, ret_err);
 }
