@@ -65,42 +65,7 @@ _Noreturn static void die(int status, const char *fmt, ...)
 /* Read fd to EOF or to limit bytes, whichever comes first. NUL-terminated. */
 static int read_upto(int fd, size_t limit, char **ret, size_t *ret_len)
 {
-        size_t cap = 4096, len = 0;
-        struct stat st;
-        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size < limit)
-                cap = (size_t)st.st_size + 1;
-        if (cap > limit)
-                cap = limit;
-        char *buf = malloc(cap + 1);
-        if (!buf)
-                return -ENOMEM;
-        while (len < limit) {
-                if (len == cap) {
-                        size_t ncap = cap > limit / 2 ? limit : cap * 2;
-                        char *n = realloc(buf, ncap + 1);
-                        if (!n) {
-                                free(buf);
-                                return -ENOMEM;
-                        }
-                        buf = n;
-                        cap = ncap;
-                }
-                ssize_t n = read(fd, buf + len, cap - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0) {
-                        int e = -errno;
-                        free(buf);
-                        return e;
-                }
-                if (n == 0)
-                        break;
-                len += (size_t)n;
-        }
-        buf[len] = '\0';
-        *ret = buf;
-        *ret_len = len;
-        return 0;
+        return acs_read_all(fd, limit, ret, ret_len);
 }
 
 static void json_str(FILE *f, const char *s)
