@@ -550,8 +550,7 @@ static void run_release(acs_run_warm *c)
         acs_sandbox_kill(&c->sb);
         acs_sandbox_close(&c->sb);
         if (had_init && c->p.cfg.verbose)
-                fprintf(stderr, "acs-launch: %8.3f ms  init gone: nothing of the sandbox is left\n",
-                        acs_now_ms() - c->t0);
+                acs_trace_to(STDERR_FILENO, c->t0, "init gone: nothing of the sandbox is left");
         acs_input_close(&c->in); /* after init is reaped: the program cannot change it any more */
         acs_cgroup_destroy(&c->cg); /* after init is reaped: nothing is left in it */
         acs_shield_free(c->shield);
