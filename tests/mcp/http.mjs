@@ -219,6 +219,15 @@ function registerSecurity() {
     t.ok(/needs a token/.test(open.stderr), 'and says it needs a token', open.stderr);
     const empty = await HttpServer.start([], { env: { ACS_MCP_HTTP_TOKEN: '' } });
     t.is((await empty.exited).code, 125, 'an empty ACS_MCP_HTTP_TOKEN is refused, not taken as no token');
+    const td = tokenFile('unused');
+    try {
+      const unreadable = await HttpServer.start(['--http-token-file', td.dir]);
+      t.is((await unreadable.exited).code, 125, 'a --http-token-file that cannot be read (a directory) is refused');
+      t.ok(/--http-token-file .*: Is a directory/.test(unreadable.stderr),
+        '  naming the file and the read error (not "the token is empty")', unreadable.stderr);
+    } finally {
+      rmSync(td.dir, { recursive: true, force: true });
+    }
   });
 
   test('origin and host', async (t) => {
