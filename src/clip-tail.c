@@ -90,7 +90,8 @@ static void ring_push(acs_shield *s, stream *t, const char *a, size_t alen, cons
         bool special = x->lines != 1 || x->raw != n || x->units != units;
         entry_head h = {(uint32_t)n | (special ? ENTRY_SPECIAL : 0), (uint32_t)units};
 
-        if (n >= ENTRY_SPECIAL || units > UINT32_MAX || acs_strbuf_reserve(&t->ring, sizeof h + sizeof *x + n) < 0) {
+        if (n >= ENTRY_SPECIAL || units > UINT32_MAX ||
+            acs_strbuf_reserve(&t->ring, sizeof h + sizeof *x + n) < 0) {
                 t->om_lines += x->lines;
                 t->om_bytes += x->raw;
                 t->om_units += x->units;

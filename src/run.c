@@ -408,8 +408,9 @@ static int run_begin(acs_run_warm *c, acs_error *err)
                 }
                 if (p->cfg.verbose)
                         acs_trace_to(STDERR_FILENO, c->t0, "cgroup: %s%s%s%s",
-                                     c->cg.dir_fd >= 0 ? c->cg.path : "none, rlimits only: ", c->cg.dir_fd >= 0 ? "" : why,
-                                     c->cg.memory ? " (memory.max)" : "", c->cg.pids ? " (pids.max)" : "");
+                                     c->cg.dir_fd >= 0 ? c->cg.path : "none, rlimits only: ",
+                                     c->cg.dir_fd >= 0 ? "" : why, c->cg.memory ? " (memory.max)" : "",
+                                     c->cg.pids ? " (pids.max)" : "");
         }
         r = acs_sandbox_spawn(&p->cfg, &c->sb, err);
         if (r >= 0)
@@ -495,7 +496,8 @@ static int run_finish(acs_run_warm *c, acs_error *err)
         if ((r = acs_run_finish_workspace(req, &c->sb, &c->run_start, c->patch_fd, rep, err)) < 0)
                 goto out;
         if (p->cfg.verbose)
-                acs_trace_to(STDERR_FILENO, c->t0, "output clipped, workspace diffed (%.3f ms)", rep->diff_ms);
+                acs_trace_to(STDERR_FILENO, c->t0, "output clipped, workspace diffed (%.3f ms)",
+                             rep->diff_ms);
         rep->setup_ms = so.setup_ms;
         rep->run_ms = so.run_ms;
         rep->user_ms = (double)so.ru.ru_utime.tv_sec * 1e3 + (double)so.ru.ru_utime.tv_usec / 1e3;

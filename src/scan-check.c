@@ -296,7 +296,8 @@ static void check_code_string(walk *w, PyObject *node, const char *s)
                 PyErr_Clear();
                 return;
         }
-        walk sub = {.p = w->p, .checks = &checks, .budget = w->budget, .r = w->r, .tree = tree, .allowed = w->allowed,
+        walk sub = {.p = w->p, .checks = &checks, .budget = w->budget, .r = w->r, .tree = tree,
+                    .allowed = w->allowed,
                     .str_depth = w->str_depth + 1, .sens = w->sens, .members = w->members};
         sub.aliases = PyDict_New();
         sub.copies = PyList_New(0);
