@@ -20,6 +20,7 @@ enum opt_id {
         OPT_STDIN, OPT_PROCESSES, OPT_OPEN_FILES, OPT_FILE_SIZE, OPT_VENV, OPT_SHOW, OPT_DRY_RUN,
         OPT_HTTP, OPT_HTTP_TOKEN_FILE,
         OPT_POOL, OPT_SOCKET, OPT_POOL_PROFILE, OPT_MAX_SESSIONS, OPT_SESSION_IDLE,
+        OPT_SERVER, OPT_NO_SERVER, OPT_SESSION,
 };
 
 typedef struct opt_def {
@@ -70,6 +71,9 @@ static const opt_def opts_table[] = {
         { "pool-profile", 0, 1, OPT_POOL_PROFILE },
         { "max-sessions", 0, 1, OPT_MAX_SESSIONS },
         { "session-idle", 0, 1, OPT_SESSION_IDLE },
+        { "server", 0, 1, OPT_SERVER },
+        { "no-server", 0, 0, OPT_NO_SERVER },
+        { "session", 0, 1, OPT_SESSION },
 };
 
 static const struct {
@@ -84,6 +88,18 @@ static const struct {
         { "help", ACS_CMD_HELP },       { "version", ACS_CMD_VERSION },
         { "serve", ACS_CMD_SERVE },
 };
+
+bool acs_cli_session_id_valid(const char *id)
+{
+        size_t n = id ? strlen(id) : 0;
+        if (n < 1 || n > 128)
+                return false;
+        for (const char *p = id; *p; p++)
+                if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+                      strchr("._:-", *p)))
+                        return false;
+        return true;
+}
 
 bool acs_cli_is_subcommand(const char *word)
 {
@@ -117,6 +133,8 @@ void acs_options_done(acs_options *o)
         free(o->http_token_file);
         free(o->socket);
         acs_strv_free(o->pool_profiles);
+        free(o->server);
+        free(o->session);
         *o = (acs_options){ 0 };
 }
 
@@ -249,6 +267,17 @@ static int apply_opt(acs_options *o, const opt_def *d, const char *a, const char
         case OPT_KEEP: return dup_to(&o->keep, a);
         case OPT_REPORT: return dup_to(&o->report, a);
         case OPT_CODE: return dup_to(&o->code, a);
+        case OPT_SERVER: /* '' forces a cold run, as --no-server */
+                o->has_server = true;
+                free(o->server);
+                o->server = NULL;
+                return a[0] ? dup_to(&o->server, a) : 0;
+        case OPT_NO_SERVER: o->has_server = true; free(o->server); o->server = NULL; return 0;
+        case OPT_SESSION:
+                if (!acs_cli_session_id_valid(a))
+                        return acs_error_set(err, -EINVAL, "usage",
+                                             "--session: '%s' is not a session id (1 to 128 of A-Z a-z 0-9 . _ : -)", a);
+                return dup_to(&o->session, a);
         case OPT_APPLY: o->apply = true; return 0;
         case OPT_JSON: o->json = true; return 0;
         case OPT_QUIET: o->quiet = true; return 0;
@@ -652,7 +681,10 @@ fail:
         "      --report FILE         also write the JSON report to FILE\n"                                    \
         "      --stdin MODE          auto|null|pipe|tty: the program's stdin (auto: a terminal -> /dev/null)\n" \
         "  -q, --quiet               no change summary     -v, --verbose   trace setup steps\n"             \
-        "      --dry-run             print the plan (mounts, env, limits, layers) and exit; nothing runs\n"
+        "      --dry-run             print the plan (mounts, env, limits, layers) and exit; nothing runs\n" \
+        "      --server PATH         run in a ready sandbox of `acs-launch serve --socket PATH`\n"            \
+        "                            (default $ACS_SERVER); cold when it cannot   --no-server\n"               \
+        "      --session ID          (run -c, needs a server) keep globals and workspace between runs\n"
 
 #define EXIT_STATUS                                                                                      \
         "\nExit status: the program's own (0-123), 124 timeout, 125 acs-launch error,\n"                     \

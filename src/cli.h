@@ -79,6 +79,11 @@ typedef struct acs_options {
         unsigned max_sessions;    /* --max-sessions N */
         double session_idle;      /* --session-idle SEC: 0 = never */
         char *socket;
+        /* run: --server PATH (has_server: given; server NULL: --no-server or --server ''),
+         * else $ACS_SERVER (cli-server.h); --session ID needs a server */
+        bool has_server;
+        char *server;
+        char *session;
 } acs_options;
 
 void acs_options_done(acs_options *o);
@@ -92,5 +97,7 @@ void acs_cli_usage(FILE *out, acs_command topic);
  * parser walks them (values skipped, unknown options ignored).
  */
 bool acs_cli_json_requested(int argc, char *const *argv);
+/* Is id a session id (1 to 128 of A-Z a-z 0-9 . _ : -)? */
+bool acs_cli_session_id_valid(const char *id);
 /* Is word one of the subcommands (exec, check, mcp, ...)? */
 bool acs_cli_is_subcommand(const char *word);

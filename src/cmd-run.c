@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli-server.h"
 #include "commands.h"
 #include "diff.h"
 #include "outmark.h"
@@ -95,7 +96,7 @@ int acs_cmd_run(const acs_options *o)
         _cleanup_close_ int report_fd = -1;
         acs_outmark mark = ACS_OUTMARK_INIT;
         acs_report rep = { 0 };
-        int r, status;
+        int r, status = 0;
 
         /* a profile or a --report target that is refused costs no run */
         if (acs_profile_load(default_profile(o), &prof, &err) < 0 ||
@@ -117,18 +118,27 @@ int acs_cmd_run(const acs_options *o)
         };
         if (o->dry_run)
                 return acs_run_dry(&req, stdout, o->json, &err) < 0 ? acs_fail_before_run(o, &err) : 0;
+        /* --server: a ready sandbox of a running server, when it can run it exactly so (cli-server.h) */
+        if ((r = acs_cli_server_run(o, prof, report_fd, &status, &err)) != 0)
+                return r < 0 ? acs_fail_before_run(o, &err) : status;
         r = acs_run(&req, &rep, &err);
-        status = acs_report_exit_status(&rep);
+        return acs_cmd_run_finish(o, prof, &mark, &rep, r, &err, report_fd);
+}
+
+int acs_cmd_run_finish(const acs_options *o, const acs_profile *prof, acs_outmark *mark, acs_report *rep, int r,
+                       const acs_error *err, int report_fd)
+{
+        int status = acs_report_exit_status(rep);
         if (!o->json)
-                print_summary(&mark, o, prof, &rep, r < 0 ? &err : NULL, r);
+                print_summary(mark, o, prof, rep, r < 0 ? err : NULL, r);
         if (o->json || report_fd >= 0) {
-                _cleanup_free_ char *json = acs_report_to_string(&rep, false);
+                _cleanup_free_ char *json = acs_report_to_string(rep, false);
                 if (json && o->json)
                         puts(json);
                 if (json && report_fd >= 0 && (r = write_report_fd(report_fd, json)) < 0)
-                        acs_say(o->json ? NULL : &mark, "cannot write report %s: %s", o->report, strerror(-r));
+                        acs_say(o->json ? NULL : mark, "cannot write report %s: %s", o->report, strerror(-r));
         }
-        acs_report_done(&rep);
+        acs_report_done(rep);
         fflush(stdout);
         return status;
 }

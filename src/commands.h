@@ -27,6 +27,12 @@ int acs_dispatch(int argc, char *argv[], const acs_command_entry *table, acs_com
 
 /* the commands of every binary */
 int acs_cmd_run(const acs_options *o);      /* run and exec (cmd-run.c) */
+struct acs_profile;
+struct acs_report;
+/* After a run: what the CLI prints (summary or --json report, --report FILE); the exit status.
+ * The same for a cold run and one a server ran for the CLI (serve-cli.c). Frees rep's members. */
+int acs_cmd_run_finish(const acs_options *o, const struct acs_profile *prof, acs_outmark *mark,
+                       struct acs_report *rep, int r, const acs_error *err, int report_fd);
 int acs_cmd_profiles(const acs_options *o); /* cmd-profiles.c */
 int acs_cmd_help(const acs_options *o);
 int acs_cmd_version(const acs_options *o);

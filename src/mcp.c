@@ -40,6 +40,7 @@
 #include "mcp-out.h"
 #include "mcp-policy.h"
 #include "mcp-files.h"
+#include "serve-cli.h"
 #include "mcp-session.h"
 #include "mcp-worker.h"
 #include "pool.h"
@@ -884,6 +885,9 @@ int acs_mcp_main_on(const acs_options *o, int (*wait_client)(void *ctx, int sign
         s.sessions = acs_sessions_new(o, &s.policy, &s.oldmask, s.pid);
         /* serve: one connection, accepted once the pool is ready (serve.c) */
         if (wait_client && wait_client(ctx, s.sfd) < 0)
+                s.stop = true;
+        /* serve: a CLI's run (`acs-launch --server`) rather than an MCP client (serve-cli.h) */
+        else if (wait_client && acs_serve_cli(o, &s.policy, s.pool, s.sfd) != 0)
                 s.stop = true;
         acs_log(2, "mcp: serving on stdio, at most %u concurrent calls, profiles allowed: %zu, timeout at most %g s",
                 s.max_running, acs_strv_length(s.policy.profiles), s.policy.max_timeout);

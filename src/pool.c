@@ -34,12 +34,15 @@
 #include "profile.h"
 #include "run.h"
 #include "session-delta.h"
+#include "serve-cli.h"
+#include <sys/socket.h>
 
 typedef struct pool_slot {
         struct pool_slot *next;
         size_t prof;    /* index in acs_pool.names */
         pid_t pid;
         int call_fd, out_fd, cancel_fd; /* our ends */
+        int fd_sock; /* ours: a CLI's stdout and stderr go to the worker over it (serve-cli.h) */
 } pool_slot;
 
 struct acs_pool {
@@ -268,7 +271,8 @@ static void close_all_but(const int *keep, size_t n)
         close_range((unsigned)last + 1, ~0U, 0);
 }
 
-_noreturn_ static void pool_worker(const acs_pool *pl, size_t prof, int call_fd, int result_fd, int cancel_fd)
+_noreturn_ static void pool_worker(const acs_pool *pl, size_t prof, int call_fd, int result_fd, int cancel_fd,
+                                   int fd_sock)
 {
         struct sigaction dfl = { .sa_handler = SIG_DFL };
         _cleanup_profile_ acs_profile *p = NULL;
@@ -287,7 +291,7 @@ _noreturn_ static void pool_worker(const acs_pool *pl, size_t prof, int call_fd,
         int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (fd < 0 || dup2(fd, STDIN_FILENO) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
                 _exit(1);
-        close_all_but((int[]){ call_fd, result_fd, cancel_fd }, 3);
+        close_all_but((int[]){ call_fd, result_fd, cancel_fd, fd_sock }, 4);
 
         warm_options(pl->opts, &ro);
         acs_mcp_call probe = { .tool = ACS_TOOL_PYTHON, .profile = pl->names[prof] };
@@ -304,8 +308,10 @@ _noreturn_ static void pool_worker(const acs_pool *pl, size_t prof, int call_fd,
                 acs_run_warm_free(w); /* its cgroup too: nothing of it is left */
                 _exit(3);
         }
-        free(line);
         close(call_fd);
+        /* `acs-launch --server`: the CLI's run, on its stdout and stderr (does not return) */
+        acs_serve_cli_worker(line, fd_sock, w, p, &c, cancel_fd, result_fd);
+        free(line);
 
         struct json_object *res;
         if (w && p && call_fits(pl->policy, pl->names[prof], &c) && call_timeout(&ro, p, &c) >= 0)
@@ -614,6 +620,8 @@ static void slot_close(pool_slot *s)
                 close(s->out_fd);
         if (s->cancel_fd >= 0)
                 close(s->cancel_fd);
+        if (s->fd_sock >= 0)
+                close(s->fd_sock);
         free(s);
 }
 
@@ -626,13 +634,14 @@ static void close_fds(int *fds, size_t n)
 
 static int slot_start(acs_pool *pl, size_t prof)
 {
-        int call[2] = { -1, -1 }, res[2] = { -1, -1 }, can[2] = { -1, -1 };
+        int call[2] = { -1, -1 }, res[2] = { -1, -1 }, can[2] = { -1, -1 }, fs[2] = { -1, -1 };
         pool_slot *s = calloc(1, sizeof *s);
         if (!s)
                 return -ENOMEM;
-        if (pipe2(call, O_CLOEXEC) < 0 || pipe2(res, O_CLOEXEC) < 0 || pipe2(can, O_CLOEXEC) < 0) {
+        if (pipe2(call, O_CLOEXEC) < 0 || pipe2(res, O_CLOEXEC) < 0 || pipe2(can, O_CLOEXEC) < 0 ||
+            socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fs) < 0) {
                 int r = -errno;
-                close_fds((int[]){ call[0], call[1], res[0], res[1], can[0], can[1] }, 6);
+                close_fds((int[]){ call[0], call[1], res[0], res[1], can[0], can[1], fs[0], fs[1] }, 8);
                 free(s);
                 return r;
         }
@@ -640,17 +649,18 @@ static int slot_start(acs_pool *pl, size_t prof)
         pid_t pid = fork();
         if (pid < 0) {
                 int r = -errno;
-                close_fds((int[]){ call[0], call[1], res[0], res[1], can[0], can[1] }, 6);
+                close_fds((int[]){ call[0], call[1], res[0], res[1], can[0], can[1], fs[0], fs[1] }, 8);
                 free(s);
                 return r;
         }
         if (pid == 0)
-                pool_worker(pl, prof, call[0], res[1], can[0]);
+                pool_worker(pl, prof, call[0], res[1], can[0], fs[1]);
         (void)setpgid(pid, pid);
-        close_fds((int[]){ call[0], res[1], can[0] }, 3);
+        close_fds((int[]){ call[0], res[1], can[0], fs[1] }, 4);
         (void)fcntl(res[0], F_SETFL, O_NONBLOCK);
         (void)fcntl(call[1], F_SETFL, O_NONBLOCK);
-        *s = (pool_slot){ .prof = prof, .pid = pid, .call_fd = call[1], .out_fd = res[0], .cancel_fd = can[1] };
+        *s = (pool_slot){ .prof = prof, .pid = pid, .call_fd = call[1], .out_fd = res[0], .cancel_fd = can[1],
+                          .fd_sock = fs[0] };
         *pl->tail = s;
         pl->tail = &s->next;
         pl->n++;
@@ -713,26 +723,75 @@ void acs_pool_reap(acs_pool *pl)
         }
 }
 
-int acs_pool_take(acs_pool *pl, const acs_mcp_call *c, pid_t *pid, int *out_fd, int *cancel_fd)
+/* The first slot that fits c, and its call line (with cli, serve-cli.h's part); NULL: none. */
+static pool_slot **find_slot(acs_pool *pl, const acs_mcp_call *c, const char *cli, char **ret_line)
 {
         if (!pl)
-                return -ENOENT;
+                return NULL;
         pool_slot **pp = &pl->slots;
         while (*pp && !call_fits(pl->policy, pl->names[(*pp)->prof], c))
                 pp = &(*pp)->next;
-        if (!*pp)
-                return -ENOENT;
-        _cleanup_free_ char *line = NULL;
-        int r = acs_pool_call_to_line(c, &line);
-        if (r < 0)
-                return r;
+        char *line = NULL;
+        if (!*pp || acs_pool_call_to_line(c, &line) < 0)
+                return NULL;
         size_t len = strlen(line);
+        if (cli) { /* "{...}" -> "{...,"cli":CLI}" */
+                char *l = NULL;
+                if (asprintf(&l, "%.*s,\"cli\":%s}", (int)len - 1, line, cli) < 0)
+                        l = NULL;
+                free(line);
+                if (!(line = l))
+                        return NULL;
+                len = strlen(line);
+        }
         int cap = fcntl((*pp)->call_fd, F_GETPIPE_SZ);
-        if (cap < 0 || len > (size_t)cap)
-                return -ENOENT; /* it would not fit the empty pipe in one write: cold */
+        if (cap < 0 || len > (size_t)cap) {
+                free(line); /* it would not fit the empty pipe in one write: cold */
+                return NULL;
+        }
+        *ret_line = line;
+        return pp;
+}
+
+bool acs_pool_ready_for(acs_pool *pl, const acs_mcp_call *c, const char *cli)
+{
+        _cleanup_free_ char *line = NULL;
+        return find_slot(pl, c, cli, &line) != NULL;
+}
+
+int acs_pool_take(acs_pool *pl, const acs_mcp_call *c, pid_t *pid, int *out_fd, int *cancel_fd)
+{
+        return acs_pool_take_cli(pl, c, NULL, NULL, pid, out_fd, cancel_fd);
+}
+
+int acs_pool_take_cli(acs_pool *pl, const acs_mcp_call *c, const char *cli, const int *fds, pid_t *pid,
+                      int *out_fd, int *cancel_fd)
+{
+        _cleanup_free_ char *line = NULL;
+        pool_slot **pp = find_slot(pl, c, cli, &line);
+        if (!pp)
+                return -ENOENT;
+        size_t len = strlen(line);
         pool_slot *s = unlink_slot(pl, pp);
-        ssize_t n = write(s->call_fd, line, len);
-        r = n == (ssize_t)len ? 0 : n < 0 ? -errno : -EIO;
+        int r = 0;
+        if (fds) { /* before the call: the worker takes them when it reads it */
+                char byte = 0;
+                union {
+                        struct cmsghdr h;
+                        char b[CMSG_SPACE(2 * sizeof(int))];
+                } u = { 0 };
+                struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+                struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+                struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+                cm->cmsg_level = SOL_SOCKET;
+                cm->cmsg_type = SCM_RIGHTS;
+                cm->cmsg_len = CMSG_LEN(2 * sizeof(int));
+                memcpy(CMSG_DATA(cm), fds, 2 * sizeof(int));
+                if (sendmsg(s->fd_sock, &m, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
+                        r = -errno;
+        }
+        ssize_t n = r < 0 ? -1 : write(s->call_fd, line, len);
+        r = r < 0 ? r : n == (ssize_t)len ? 0 : n < 0 ? -errno : -EIO;
         close(s->call_fd);
         s->call_fd = -1;
         if (r < 0) {

@@ -41,6 +41,14 @@ void acs_pool_reap(acs_pool *pl);
  * or none is left; other -errno: the worker could not take it (it is gone).
  */
 int acs_pool_take(acs_pool *pl, const acs_mcp_call *c, pid_t *pid, int *out_fd, int *cancel_fd);
+/*
+ * The same for a CLI's run (serve-cli.h): cli (JSON) rides along in the
+ * call line and fds (its stdout and stderr) go to the worker first.
+ * acs_pool_ready_for: would a take of that call find a worker now?
+ */
+int acs_pool_take_cli(acs_pool *pl, const acs_mcp_call *c, const char *cli, const int *fds, pid_t *pid,
+                      int *out_fd, int *cancel_fd);
+bool acs_pool_ready_for(acs_pool *pl, const acs_mcp_call *c, const char *cli);
 /* Every worker told to go (EOF on its call pipe), then waited for; SIGKILL after a grace. */
 void acs_pool_free(acs_pool *pl);
 

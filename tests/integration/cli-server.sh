@@ -1,0 +1,180 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# `acs-launch --server PATH` (issue 14): a run handed to a running
+# `acs-launch serve` prints exactly what the cold run prints (stdout,
+# stderr, exit status; with --json the same report but for timings), falls
+# back to a cold run when no server answers or the server cannot run it so,
+# never gets more than the server's policy grants, and leaves nothing behind.
+. "$ACS_SRCDIR/tests/lib.sh"
+
+S=$TMP/serve.sock
+ws=$TMP/ws
+mkdir -p "$ws"
+chmod 0755 "$ws"
+
+# start_server SOCKET ARGS...: serve in the background ($SPID), ready once
+# the socket answers
+start_server() {
+        _s=$1
+        shift
+        "$ACS" serve --socket "$_s" "$@" 2>>"$TMP/serve.err" &
+        SPID=$!
+        wait_until 10 test -S "$_s"
+}
+stop_server() {
+        kill -TERM "$1" 2>/dev/null
+        wait "$1" 2>/dev/null
+}
+
+# capture NAME ARGS...: stdout, stderr and status of one run into $TMP/NAME.{out,err,rc}
+capture() {
+        _cn=$1
+        shift
+        (cd "$ws" && "$ACS" "$@" >"$TMP/$_cn.out" 2>"$TMP/$_cn.err" </dev/null)
+        echo $? >"$TMP/$_cn.rc"
+}
+
+# a report without what may differ between two runs: timings, usage, the cgroup's name
+norm() {
+        /usr/bin/python3 -I -S -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+for k in ("usage", "timings"):
+    r.pop(k, None)
+if isinstance(r.get("scan"), dict):
+    r["scan"].pop("ms", None)
+if isinstance(r.get("confinement"), dict):
+    r["confinement"].pop("cgroup", None)
+print(json.dumps(r, sort_keys=True))' "$1"
+}
+
+# same NAME DESC ARGS...: the run through the server equals the cold run
+same() {
+        _n=$1 _sd=$2
+        shift 2
+        capture "$_n.cold" --no-server "$@"
+        capture "$_n.srv" --server "$S" "$@"
+        is "$(cat "$TMP/$_n.srv.rc")" "$(cat "$TMP/$_n.cold.rc")" "$_sd: the same exit status ($(cat "$TMP/$_n.cold.rc"))"
+        case " $* " in
+        *" --json "*)
+                is "$(norm "$TMP/$_n.srv.out")" "$(norm "$TMP/$_n.cold.out")" "$_sd: the same report but for timings"
+                check "$_sd: the report through the server validates" schema_valid "$TMP/$_n.srv.out"
+                ;;
+        *)
+                check "$_sd: the same stdout bytes" cmp -s "$TMP/$_n.srv.out" "$TMP/$_n.cold.out" ||
+                        diag "$(head -c 300 "$TMP/$_n.srv.out") | $(head -c 300 "$TMP/$_n.cold.out")"
+                ;;
+        esac
+        check "$_sd: the same stderr bytes" cmp -s "$TMP/$_n.srv.err" "$TMP/$_n.cold.err" ||
+                diag "server: $(head -c 400 "$TMP/$_n.srv.err") | cold: $(head -c 400 "$TMP/$_n.cold.err")"
+}
+
+start_server "$S" -w "$ws" --max-timeout 30 || fail "serve --socket did not start: $(cat "$TMP/serve.err")"
+
+# the server really runs it: under -v the CLI says so and the cold run's setup trace is absent
+capture v -v --server "$S" -w "$ws" -c 'print(1)'
+is "$(cat "$TMP/v.out")" 1 "through the server: the program's output"
+contains "$(cat "$TMP/v.err")" "ran it in a ready sandbox" "-v: the server ran it"
+lacks "$(cat "$TMP/v.err")" "plan ready" "-v: no cold run's setup trace"
+
+big='for i in range(40000): print("line", i)'
+for j in "" --json; do
+        t=${j:-text}
+        same "ok$j" "ok ($t)" -w "$ws" $j -c 'print("hello"); print(6 * 7)'
+        same "exit$j" "exit 3 ($t)" -w "$ws" $j -c 'print("out"); raise SystemExit(3)'
+        same "raise$j" "a traceback ($t)" -w "$ws" $j -c 'raise ValueError("boom")'
+        same "rej$j" "refused by the scan ($t)" -w "$ws" $j -c 'import socket'
+        same "timeout$j" "timeout ($t)" -w "$ws" --timeout 0.5 $j -c 'while True: pass'
+        same "big$j" "output over the budget ($t)" -w "$ws" $j -c "$big"
+        same "write$j" "a file written ($t)" -w "$ws" $j -c 'open("/workspace/new.txt", "w").write("x\n")'
+        same "badprof$j" "a bad profile ($t)" -w "$ws" -p no-such-profile $j -c 'print(1)'
+done
+is "$(cat "$TMP/timeout.srv.rc")" 124 "the timeout through the server is 124"
+is "$(cat "$TMP/rej.srv.rc")" 126 "the scan's refusal through the server is 126"
+test ! -e "$ws/new.txt"
+check "a run through the server leaves the host workspace alone (no --apply)" test $? -eq 0
+
+# $ACS_SERVER when --server is absent; --no-server and --server '' force a cold run
+capture env -v -w "$ws" -c 'print(1)'
+lacks "$(cat "$TMP/env.err")" "ready sandbox" "no --server, no ACS_SERVER: cold"
+(export ACS_SERVER="$S"; capture env2 -v -w "$ws" -c 'print(1)')
+contains "$(cat "$TMP/env2.err")" "ran it in a ready sandbox" "ACS_SERVER: through the server"
+(export ACS_SERVER="$S"; capture env3 -v --no-server -w "$ws" -c 'print(1)')
+lacks "$(cat "$TMP/env3.err")" "ready sandbox" "--no-server wins over ACS_SERVER"
+(export ACS_SERVER="$S"; capture env4 -v --server '' -w "$ws" -c 'print(1)')
+lacks "$(cat "$TMP/env4.err")" "ready sandbox" "--server '' wins over ACS_SERVER"
+
+# what the pooled path does not make exactly so runs cold, and says why under -v
+cold_because() {
+        _sd=$1 _why=$2
+        shift 2
+        capture cb -v --server "$S" "$@"
+        contains "$(cat "$TMP/cb.err")" "$_why" "$_sd: cold, and -v says why"
+        lacks "$(cat "$TMP/cb.err")" "ran it in a ready sandbox" "$_sd: not through the server"
+}
+cold_because "another workspace" "another workspace" -c 'print(1)'
+cold_because "--apply" "--apply" -w "$ws" --apply -c 'print(1)'
+cold_because "--keep" "--keep" -w "$ws" --keep "$TMP/keep" -c 'print(1)'
+cold_because "a script file" "only" -w "$ws" /dev/null
+cold_because "exec" "only" -w "$ws" exec -- true
+cold_because "--memory" "limit" -w "$ws" --memory 64M -c 'print(1)'
+echo data >"$TMP/stdin.txt"
+(cd "$ws" && "$ACS" -v --server "$S" -w "$ws" -c 'print(1)' <"$TMP/stdin.txt" >/dev/null 2>"$TMP/pipe.err")
+contains "$(cat "$TMP/pipe.err")" "stdin is neither" "stdin from a file: cold (the program would read it)"
+
+# the operator's policy: a profile it does not allow, a timeout over --max-timeout
+cold_because "a profile the server does not allow" "does not allow profile pure-math" -w "$ws" -p pure-math -c 'print(1)'
+cold_because "a timeout over --max-timeout" "at most 30 s" -w "$ws" --timeout 100 -c 'print(1)'
+
+# no server: no socket, a stale socket, a server that never answers, one that hangs up
+same_cold() {
+        _sd=$1 _why=$2
+        shift 2
+        capture sc.cold --no-server -w "$ws" -c 'print("x")'
+        capture sc -v "$@" -w "$ws" -c 'print("x")'
+        is "$(cat "$TMP/sc.rc"):$(cat "$TMP/sc.out")" "$(cat "$TMP/sc.cold.rc"):$(cat "$TMP/sc.cold.out")" \
+                "$_sd: the cold run's output and status"
+        contains "$(cat "$TMP/sc.err")" "$_why" "$_sd: -v says why"
+        capture sc.q "$@" -w "$ws" -c 'print("x")'
+        check "$_sd: silent without -v" cmp -s "$TMP/sc.q.err" "$TMP/sc.cold.err"
+}
+same_cold "no socket" "no socket there" --server "$TMP/none.sock"
+/usr/bin/python3 -I -S -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.close()' "$TMP/stale.sock"
+same_cold "a stale socket" "stale" --server "$TMP/stale.sock"
+/usr/bin/python3 -I -S -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
+c = [s.accept() for _ in range(2)]
+time.sleep(30)' "$TMP/mute.sock" &
+mute=$!
+wait_until 5 test -S "$TMP/mute.sock"
+same_cold "a server that never answers" "no answer within" --server "$TMP/mute.sock"
+kill "$mute" 2>/dev/null
+/usr/bin/python3 -I -S -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
+for _ in range(2):
+    c, _ = s.accept(); c.recv(100); c.close()' "$TMP/hangup.sock" &
+hang=$!
+wait_until 5 test -S "$TMP/hangup.sock"
+same_cold "a server that hangs up" "no answer" --server "$TMP/hangup.sock"
+kill "$hang" 2>/dev/null
+wait "$mute" "$hang" 2>/dev/null
+
+# --session needs a server: without one a clear error, 125 (with --json one error report)
+capture ns -w "$ws" --session a -c 'x = 1'
+is "$(cat "$TMP/ns.rc")" 125 "--session without a server: 125"
+contains "$(cat "$TMP/ns.err")" "--session a needs a running server" "--session without a server: says why"
+capture nsj --json -w "$ws" --session a -c 'x = 1'
+is "$(json_get .status <"$TMP/nsj.out")" error "--session without a server, --json: an error report"
+capture nsb -w "$ws" --session 'a b' -c 'x = 1'
+is "$(cat "$TMP/nsb.rc")" 125 "--session with a bad id: 125"
+
+# nothing is left: the server's connection processes end with their clients, and all with SIGTERM
+# the master, its spare connection process and the spare's pool (--pool 2)
+few_left() { [ "$(pgrep -c -f -- "--socket $S")" -le 4 ]; }
+no_process_of() { ! pgrep -f -- "--socket $1" >/dev/null; }
+check "after the runs only the master, its spare and the spare's pool remain" wait_until 10 few_left
+stop_server "$SPID"
+check "SIGTERM: no process of the server is left" wait_until 10 no_process_of "$S"
+test ! -e "$S"
+check "SIGTERM: the socket is removed" test $? -eq 0
+tap_plan
