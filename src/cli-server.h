@@ -14,6 +14,8 @@
  * WHY}. Only after the CLI's "go" line does anything run; then the last
  * line is {"exit_status": N} (or {"cold": WHY} when nothing ran after
  * all). So a CLI that gave up waiting never sees its code run twice.
+ * A request with a "session" goes on to the server's keeper of CLI
+ * sessions (cli-session.h), which answers the same way.
  */
 #pragma once
 

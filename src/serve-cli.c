@@ -26,6 +26,7 @@
 #include <json-c/json.h>
 
 #include "cli-server.h"
+#include "cli-session.h"
 #include "commands.h"
 #include "jsonrpc.h"
 #include "mcp-policy.h"
@@ -187,8 +188,7 @@ static bool same_env(const acs_profile *p, struct json_object *env)
         return true;
 }
 
-/* Why the server cannot run params exactly as the CLI would, or NULL; fills c. */
-static const char *unfit(const acs_options *o, const acs_mcp_policy *pol, struct json_object *params,
+const char *acs_serve_cli_unfit(const acs_options *o, const acs_mcp_policy *pol, struct json_object *params,
                          acs_mcp_call *c, char *why, size_t size)
 {
         _cleanup_profile_ acs_profile *p = NULL;
@@ -201,8 +201,6 @@ static const char *unfit(const acs_options *o, const acs_mcp_policy *pol, struct
                 return "the server is another version of acs-launch";
         if (!name || !code || !path)
                 return "the request lacks the code or the profile";
-        if (json_object_object_get_ex(params, "session", &x))
-                return "sessions through the CLI are not served yet";
         if (o->verbose)
                 return "the server runs with -v: its traces would be in the run's output";
         if (o->n_mounts || o->setenv || o->unsetenv || o->chdir || o->venv || o->has_memory || o->has_cpu ||
@@ -340,6 +338,23 @@ static void run_it(acs_pool *pool, const acs_mcp_call *c, struct json_object *pa
                 ;
 }
 
+static int keeper_fd = -1;
+
+void acs_serve_cli_set_keeper(int fd)
+{
+        keeper_fd = fd;
+}
+
+/* A session run goes to the keeper (cli-session.c) with the client and its files; why not, or NULL. */
+static const char *to_keeper(const char *line, const int fds[2])
+{
+        if (keeper_fd < 0)
+                return "the server keeps no sessions (--max-sessions 0)";
+        if (acs_send_with_fds(keeper_fd, line, strlen(line), (int[]){ STDIN_FILENO, fds[0], fds[1] }, 3) < 0)
+                return "the session's request is too long, or the server's session keeper is gone";
+        return NULL;
+}
+
 int acs_serve_cli(const acs_options *o, const acs_mcp_policy *pol, acs_pool *pool, int sfd)
 {
         int r = peek_cli(STDIN_FILENO, sfd);
@@ -355,11 +370,14 @@ int acs_serve_cli(const acs_options *o, const acs_mcp_policy *pol, acs_pool *poo
                 answer_cold("a request the server cannot read");
         else {
                 acs_mcp_call c = { 0 };
-                const char *no = unfit(o, pol, params, &c, why, sizeof why);
+                struct json_object *x;
+                const char *no = NULL;
+                if (json_object_object_get_ex(params, "session", &x))
+                        no = to_keeper(line, fds);
+                else if (!(no = acs_serve_cli_unfit(o, pol, params, &c, why, sizeof why)))
+                        run_it(pool, &c, params, fds, sfd);
                 if (no)
                         answer_cold(no);
-                else
-                        run_it(pool, &c, params, fds, sfd);
         }
         for (int i = 0; i < 2; i++)
                 if (fds[i] >= 0)

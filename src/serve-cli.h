@@ -6,6 +6,8 @@
 #include "mcp-tools.h"
 #include "profile.h"
 
+struct json_object;
+
 typedef struct acs_pool acs_pool;
 typedef struct acs_run_warm acs_run_warm;
 
@@ -18,6 +20,15 @@ typedef struct acs_run_warm acs_run_warm;
  */
 int acs_serve_cli(const acs_options *o, const acs_mcp_policy *pol, acs_pool *pool, int sfd);
 
+/* serve's master: where session runs go (cli-session.h), -1: nowhere. */
+void acs_serve_cli_set_keeper(int fd);
+/*
+ * Why the server (options o, policy pol) cannot make the run of the CLI's
+ * request params exactly as the CLI would, or NULL; fills c (pointing
+ * into params) with the call it makes. why: room for a message.
+ */
+const char *acs_serve_cli_unfit(const acs_options *o, const acs_mcp_policy *pol, struct json_object *params,
+                                acs_mcp_call *c, char *why, size_t size);
 /*
  * In a pooled worker that got call line (pool.c): when the line carries
  * the CLI's part, finish the warm run w as the CLI's cold run would, on

@@ -23,7 +23,9 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "cli-session.h"
 #include "mcp.h"
+#include "serve-cli.h"
 
 /* The socket systemd passed (sd_listen_fds(3): LISTEN_PID, LISTEN_FDS, fd 3), or -1. */
 static int systemd_socket(void)
@@ -260,8 +262,21 @@ int acs_serve_main(const acs_options *o)
                 return 125;
         }
         signal(SIGPIPE, SIG_IGN);
+        /* the CLI's sessions outlive its connections: a keeper of the server's holds them (cli-session.h) */
+        int kfd = -1;
+        pid_t keeper = acs_cli_sessions_start(o, &oldmask, &kfd);
+        if (keeper < 0)
+                acs_log(0, "serve: no sessions for the CLI: %s", strerror((int)-keeper));
+        acs_serve_cli_set_keeper(kfd);
         acs_log(2, "serve: listening on %s", o->socket ? o->socket : "the socket systemd passed");
         int status = serve_loop(o, lfd, sfd, &oldmask);
+        if (keeper > 0) {
+                (void)kill(keeper, SIGTERM);
+                while (waitpid(keeper, NULL, 0) < 0 && errno == EINTR)
+                        ;
+        }
+        if (kfd >= 0)
+                close(kfd);
         if (o->socket)
                 unlink(o->socket);
         close(lfd);

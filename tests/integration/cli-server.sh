@@ -69,6 +69,7 @@ same() {
 }
 
 start_server "$S" -w "$ws" --max-timeout 30 || fail "serve --socket did not start: $(cat "$TMP/serve.err")"
+SPID1=$SPID
 
 # the server really runs it: under -v the CLI says so and the cold run's setup trace is absent
 capture v -v --server "$S" -w "$ws" -c 'print(1)'
@@ -168,13 +169,60 @@ is "$(json_get .status <"$TMP/nsj.out")" error "--session without a server, --js
 capture nsb -w "$ws" --session 'a b' -c 'x = 1'
 is "$(cat "$TMP/nsb.rc")" 125 "--session with a bad id: 125"
 
-# nothing is left: the server's connection processes end with their clients, and all with SIGTERM
-# the master, its spare connection process and the spare's pool (--pool 2)
-few_left() { [ "$(pgrep -c -f -- "--socket $S")" -le 4 ]; }
-no_process_of() { ! pgrep -f -- "--socket $1" >/dev/null; }
-check "after the runs only the master, its spare and the spare's pool remain" wait_until 10 few_left
+# sessions through the server: globals and workspace persist per id, ids never see each other
+capture s1 --server "$S" -w "$ws" --session a -c 'x = 41'
+capture s2 --server "$S" -w "$ws" --session a -c 'print(x + 1)'
+is "$(cat "$TMP/s1.rc"):$(cat "$TMP/s2.rc"):$(cat "$TMP/s2.out")" "0:0:42" "--session a: x = 41, then print(x + 1) prints 42"
+capture s3 --server "$S" -w "$ws" --session b -c 'print(x + 1)'
+is "$(cat "$TMP/s3.rc")" 1 "--session b does not see a's globals (NameError, exit 1)"
+contains "$(cat "$TMP/s3.err")" "NameError" "--session b: the traceback on stderr"
+capture s4 --server "$S" -w "$ws" --session a -c 'open("/workspace/s.txt", "w").write("kept\n")'
+capture s5 --server "$S" -w "$ws" --session a --json -c 'print(open("/workspace/s.txt").read(), end="")'
+is "$(json_get .stdout.text <"$TMP/s5.out")" kept "--session a: the workspace persists (--json report)"
+check "--session a: its --json report validates" schema_valid "$TMP/s5.out"
+capture s6 --server "$S" -w "$ws" --session b -c 'print(open("/workspace/s.txt").read())'
+is "$(cat "$TMP/s6.rc")" 1 "--session b does not see a's workspace"
+capture s7 --server "$S" -w "$ws" --session a -c 'import socket'
+is "$(cat "$TMP/s7.rc")" 126 "--session: every call is still scanned (126)"
+capture s8 --server "$S" -w "$ws" --session a -c 'print(x)'
+is "$(cat "$TMP/s8.out")" 41 "--session: a refused call leaves the session as it was"
+test ! -e "$ws/s.txt"
+check "a session's files stay in its sandbox" test $? -eq 0
+capture s9 --server "$S" --session a -c 'print(x)'
+is "$(cat "$TMP/s9.rc")" 125 "--session where the server cannot run it (another workspace): 125, never cold"
+contains "$(cat "$TMP/s9.err")" "another workspace" "--session: says why the server cannot run it"
+capture s10 --server "$S" -w "$ws" --session a --timeout 0.5 -c 'while True: pass'
+is "$(cat "$TMP/s10.rc")" 124 "--session: a timeout is 124"
+capture s11 --server "$S" -w "$ws" --session a -c 'print(x)'
+is "$(cat "$TMP/s11.rc")" 1 "--session: a timed-out session is ended; the id starts afresh"
+
+# --max-sessions and --session-idle hold for CLI sessions too
+S2=$TMP/serve2.sock
+start_server "$S2" -w "$ws" --max-sessions 1 --session-idle 1 || fail "serve --max-sessions 1 did not start"
+SPID2=$SPID
+capture m1 --server "$S2" -w "$ws" --session one -c 'y = 1'
+capture m2 --server "$S2" -w "$ws" --session two -c 'y = 2'
+is "$(cat "$TMP/m1.rc"):$(cat "$TMP/m2.rc")" "0:125" "--max-sessions 1: a second id is refused (125)"
+contains "$(cat "$TMP/m2.err")" "at most 1 sessions" "--max-sessions: says so"
+sleep 2
+capture m3 --server "$S2" -w "$ws" --session one -c 'print(y)'
+is "$(cat "$TMP/m3.rc")" 1 "--session-idle 1: an idle session has ended (NameError)"
+stop_server "$SPID2"
+S3=$TMP/serve3.sock
+start_server "$S3" -w "$ws" --max-sessions 0 || fail "serve --max-sessions 0 did not start"
+capture m4 --server "$S3" -w "$ws" --session one -c 'y = 1'
+is "$(cat "$TMP/m4.rc")" 125 "--max-sessions 0: --session is an error (125)"
+contains "$(cat "$TMP/m4.err")" "no sessions" "--max-sessions 0: says so"
 stop_server "$SPID"
+
+# nothing is left: the server's connection processes end with their clients, and all with SIGTERM
+# each connection process ends with its client: the master keeps its spare and the session keeper
+few_left() { [ "$(pgrep -c -P "$SPID1")" -le 2 ]; }
+no_process_of() { ! pgrep -f -- "--socket $1" >/dev/null; }
+check "after the runs the master has only its spare and its session keeper" wait_until 10 few_left
+stop_server "$SPID1"
 check "SIGTERM: no process of the server is left" wait_until 10 no_process_of "$S"
+check "SIGTERM: no process of the other servers is left" wait_until 10 no_process_of "$TMP/serve"
 test ! -e "$S"
 check "SIGTERM: the socket is removed" test $? -eq 0
 tap_plan
