@@ -148,7 +148,7 @@ static struct json_object *read_answer(int fd, int ms)
         size_t len = 0;
         struct timespec t0, t;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        while (len < sizeof buf - 1) {
+        for (;;) {
                 int left = -1;
                 if (ms >= 0) {
                         clock_gettime(CLOCK_MONOTONIC, &t);
@@ -162,17 +162,23 @@ static struct json_object *read_answer(int fd, int ms)
                         continue;
                 if (r <= 0)
                         return NULL;
-                /* byte by byte up to the newline: what follows is the next answer */
-                ssize_t n = read(fd, buf + len, 1);
+                /* up to the newline and no further: what follows is the next answer */
+                ssize_t n = recv(fd, buf + len, sizeof buf - 1 - len, MSG_PEEK);
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n <= 0)
                         return NULL;
-                if (buf[len] == '\n')
+                char *nl = memchr(buf + len, '\n', (size_t)n);
+                size_t take = nl ? (size_t)(nl - (buf + len)) + 1 : (size_t)n;
+                if (recv(fd, buf + len, take, 0) != (ssize_t)take)
+                        return NULL;
+                len += take;
+                if (nl)
                         break;
-                len++;
+                if (len >= sizeof buf - 1)
+                        return NULL;
         }
-        buf[len] = '\0';
+        buf[len - 1] = '\0';
         struct json_object *o = json_tokener_parse(buf), *res = NULL;
         if (o && json_object_object_get_ex(o, "result", &res) && json_object_is_type(res, json_type_object))
                 json_object_get(res);

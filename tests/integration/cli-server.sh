@@ -70,6 +70,7 @@ same() {
 
 start_server "$S" -w "$ws" --max-timeout 30 || fail "serve --socket did not start: $(cat "$TMP/serve.err")"
 SPID1=$SPID
+fds_before=$(ls /proc/"$SPID1"/fd | wc -l)
 
 # the server really runs it: under -v the CLI says so and the cold run's setup trace is absent
 capture v -v --server "$S" -w "$ws" -c 'print(1)'
@@ -220,6 +221,7 @@ stop_server "$SPID"
 few_left() { [ "$(pgrep -c -P "$SPID1")" -le 2 ]; }
 no_process_of() { ! pgrep -f -- "--socket $1" >/dev/null; }
 check "after the runs the master has only its spare and its session keeper" wait_until 10 few_left
+is "$(ls /proc/"$SPID1"/fd | wc -l)" "$fds_before" "after the runs the master holds as many fds as before"
 stop_server "$SPID1"
 check "SIGTERM: no process of the server is left" wait_until 10 no_process_of "$S"
 check "SIGTERM: no process of the other servers is left" wait_until 10 no_process_of "$TMP/serve"
