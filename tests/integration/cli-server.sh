@@ -95,6 +95,38 @@ is "$(cat "$TMP/rej.srv.rc")" 126 "the scan's refusal through the server is 126"
 test ! -e "$ws/new.txt"
 check "a run through the server leaves the host workspace alone (no --apply)" test $? -eq 0
 
+# a CLI killed during its run: the server kills the run's sandbox, its worker and connection end
+# (the count of the server's processes once the earlier runs' connections have ended)
+few_left() { [ "$(pgrep -c -P "$SPID1")" -le 2 ]; }
+steady() {
+        _c1=$(pgrep -c -f -- "--socket $S")
+        sleep 0.3
+        base=$(pgrep -c -f -- "--socket $S")
+        [ "$_c1" = "$base" ]
+}
+wait_until 10 few_left
+wait_until 10 steady
+# (sleeping: neither the CPU limit nor the 30 s timeout ends it within the check's 10 s)
+(cd "$ws" && exec "$ACS" --server "$S" -w "$ws" --timeout 30 -c 'import time
+while True: time.sleep(1)' >/dev/null 2>&1 </dev/null) &
+cli=$!
+grew() { [ "$(pgrep -c -f -- "--socket $S")" -gt "$base" ]; }
+check "a run through the server: its connection process and worker ($base before)" wait_until 10 grew
+sleep 0.5
+kill -KILL "$cli"
+wait "$cli" 2>/dev/null
+back() { [ "$(pgrep -c -f -- "--socket $S")" -le "$base" ]; }
+# a deadline on the clock (wait_until counts rounds, which a loaded machine stretches)
+within() {
+        _end=$(($(date +%s) + $1))
+        shift
+        until "$@"; do
+                [ "$(date +%s)" -ge "$_end" ] && return 1
+                sleep 0.1
+        done
+}
+check "a CLI killed mid-run: its worker and connection process end within 10 s (not at the 30 s timeout)" within 10 back
+
 # $ACS_SERVER when --server is absent; --no-server and --server '' force a cold run
 capture env -v -w "$ws" -c 'print(1)'
 lacks "$(cat "$TMP/env.err")" "ready sandbox" "no --server, no ACS_SERVER: cold"
@@ -218,7 +250,6 @@ stop_server "$SPID"
 
 # nothing is left: the server's connection processes end with their clients, and all with SIGTERM
 # each connection process ends with its client: the master keeps its spare and the session keeper
-few_left() { [ "$(pgrep -c -P "$SPID1")" -le 2 ]; }
 no_process_of() { ! pgrep -f -- "--socket $1" >/dev/null; }
 check "after the runs the master has only its spare and its session keeper" wait_until 10 few_left
 is "$(ls /proc/"$SPID1"/fd | wc -l)" "$fds_before" "after the runs the master holds as many fds as before"
