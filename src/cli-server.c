@@ -103,6 +103,13 @@ static struct json_object *request(const acs_options *o, const acs_profile *prof
                 json_object_object_add(env, *k, v ? json_object_new_string(v) : NULL);
         }
         json_object_object_add(p, "env", env);
+        struct json_object *eng = json_object_new_object();
+        static const char *const engine[] = ACS_CLI_ENGINE_ENV;
+        for (size_t i = 0; eng && i < ELEMENTSOF(engine); i++) {
+                const char *v = getenv(engine[i]);
+                json_object_object_add(eng, engine[i], v ? json_object_new_string(v) : NULL);
+        }
+        json_object_object_add(p, "engine_env", eng);
         if (o->has_timeout)
                 json_object_object_add(p, "timeout", json_object_new_double(o->timeout));
         json_object_object_add(p, "json", json_object_new_boolean(o->json));

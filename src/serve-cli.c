@@ -175,10 +175,10 @@ static const char *str(struct json_object *o, const char *key)
                        ? json_object_get_string(x) : NULL;
 }
 
-/* The environment the profile keeps: the CLI's and ours must agree (a cold run would get the CLI's). */
-static bool same_env(const acs_profile *p, struct json_object *env)
+/* The variables of keys: the CLI's (env) and ours must agree (a cold run would see the CLI's). */
+static bool same_env(const char *const *keys, struct json_object *env)
 {
-        for (char **k = p->env_keep; k && *k; k++) {
+        for (const char *const *k = keys; k && *k; k++) {
                 struct json_object *x = NULL;
                 const char *mine = getenv(*k);
                 bool has = env && json_object_object_get_ex(env, *k, &x) && json_object_is_type(x, json_type_string);
@@ -221,8 +221,12 @@ const char *acs_serve_cli_unfit(const acs_options *o, const acs_mcp_policy *pol,
         char mine[PATH_MAX];
         if (!ws != !o->workspace || (ws && (!realpath(o->workspace, mine) || strcmp(mine, ws) != 0)))
                 return "the server has another workspace";
-        if (!same_env(p, json_object_object_get_ex(params, "env", &x) ? x : NULL))
+        if (!same_env((const char *const *)p->env_keep, json_object_object_get_ex(params, "env", &x) ? x : NULL))
                 return "the environment the profile keeps ([env] keep) differs from the server's";
+        static const char *const engine[] = ACS_CLI_ENGINE_ENV;
+        if (!same_env((const char *const[]){ engine[0], engine[1], NULL },
+                      json_object_object_get_ex(params, "engine_env", &x) ? x : NULL))
+                return "ACS_SCAN_MODULE_DIR or ACS_NO_FAST_CLONE differs from the server's";
         c->has_timeout = true;
         c->timeout = p->timeout;
         if (json_object_object_get_ex(params, "timeout", &x)) {

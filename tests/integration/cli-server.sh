@@ -151,6 +151,9 @@ cold_because "--keep" "--keep" -w "$ws" --keep "$TMP/keep" -c 'print(1)'
 cold_because "a script file" "only" -w "$ws" /dev/null
 cold_because "exec" "only" -w "$ws" exec -- true
 cold_because "--memory" "limit" -w "$ws" --memory 64M -c 'print(1)'
+export ACS_NO_FAST_CLONE=1
+cold_because "ACS_NO_FAST_CLONE set for the CLI only" "ACS_NO_FAST_CLONE" -w "$ws" -c 'print(1)'
+unset ACS_NO_FAST_CLONE
 echo data >"$TMP/stdin.txt"
 (cd "$ws" && "$ACS" -v --server "$S" -w "$ws" -c 'print(1)' <"$TMP/stdin.txt" >/dev/null 2>"$TMP/pipe.err")
 contains "$(cat "$TMP/pipe.err")" "stdin is neither" "stdin from a file: cold (the program would read it)"
