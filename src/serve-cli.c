@@ -444,7 +444,9 @@ void acs_serve_cli_worker(const char *line, int fd_sock, acs_run_warm *w, const 
         acs_error err = { 0 };
         int r = acs_run_warm_finish(w, c->code, c->code_len, c->timeout, cancel_fd, &rep, &err);
         int status = acs_cmd_run_finish(&co, p, &mark, &rep, r, &err, -1);
-        acs_run_warm_free(w);
+        /* everything is printed: the CLI may exit while init's teardown is waited for */
         snprintf(res, sizeof res, "{\"exit_status\":%d}\n", status);
-        _exit(acs_write_all(result_fd, res, strlen(res)) < 0);
+        int st = acs_write_all(result_fd, res, strlen(res)) < 0;
+        acs_run_warm_free(w);
+        _exit(st);
 }
