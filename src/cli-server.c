@@ -58,7 +58,7 @@ static bool stdin_null_or_tty(void)
 /* Connected to path, the peer checked to be our own uid; -errno. */
 static int connect_server(const char *path, const char **why)
 {
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
         if (strlen(path) >= sizeof sa.sun_path) {
                 *why = "the socket path is too long";
                 return -ENAMETOOLONG;
@@ -67,8 +67,9 @@ static int connect_server(const char *path, const char **why)
         int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
                 int r = -errno;
-                *why = r == -ENOENT ? "no socket there" : r == -ECONNREFUSED ? "nobody listens there (a stale socket)"
-                                                                            : "cannot connect";
+                *why = r == -ENOENT         ? "no socket there"
+                       : r == -ECONNREFUSED ? "nobody listens there (a stale socket)"
+                                            : "cannot connect";
                 if (fd >= 0)
                         close(fd);
                 return r;
@@ -122,13 +123,14 @@ static struct json_object *request(const acs_options *o, const acs_profile *prof
 /* The request line with our stdout and stderr attached; -errno. */
 static int send_request(int fd, const char *line, size_t len)
 {
-        int fds[2] = { STDOUT_FILENO, STDERR_FILENO };
+        int fds[2] = {STDOUT_FILENO, STDERR_FILENO};
         union {
                 struct cmsghdr h;
                 char buf[CMSG_SPACE(sizeof fds)];
-        } u = { 0 };
-        struct iovec iov = { .iov_base = (void *)line, .iov_len = len };
-        struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf };
+        } u = {0};
+        struct iovec iov = {.iov_base = (void *)line, .iov_len = len};
+        struct msghdr m = {
+                .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
         struct cmsghdr *c = CMSG_FIRSTHDR(&m);
         c->cmsg_level = SOL_SOCKET;
         c->cmsg_type = SCM_RIGHTS;
@@ -163,7 +165,7 @@ static struct json_object *read_answer(int fd, int ms)
                         if (left < 0)
                                 return NULL;
                 }
-                struct pollfd p = { .fd = fd, .events = POLLIN };
+                struct pollfd p = {.fd = fd, .events = POLLIN};
                 int r = poll(&p, 1, left);
                 if (r < 0 && errno == EINTR)
                         continue;
@@ -199,7 +201,8 @@ static const char *answer_str(struct json_object *a, const char *key)
 {
         struct json_object *x;
         return a && json_object_object_get_ex(a, key, &x) && json_object_is_type(x, json_type_string)
-                       ? json_object_get_string(x) : NULL;
+                       ? json_object_get_string(x)
+                       : NULL;
 }
 
 typedef struct ask {
@@ -245,7 +248,8 @@ static int exchange(ask *a, const char *line, size_t len, int *status)
                 rc = 1;
         } else {
                 const char *w = answer_str(ans, "cold");
-                snprintf(a->why, sizeof a->why, "it could not run it after all: %s", w ? w : "(no reason given)");
+                snprintf(a->why, sizeof a->why, "it could not run it after all: %s",
+                         w ? w : "(no reason given)");
         }
         json_object_put(ans);
         return rc;
@@ -258,12 +262,14 @@ int acs_cli_server_run(const acs_options *o, const acs_profile *prof, int report
         const char *path = o->has_server ? o->server : getenv("ACS_SERVER"), *why = NULL;
         if (!path || !path[0]) {
                 if (o->session)
-                        return acs_error_set(err, -EINVAL, "usage",
-                                             "--session %s needs a running server: give --server PATH (or set "
-                                             "ACS_SERVER) for `acs-launch serve --socket PATH`", o->session);
+                        return acs_error_set(
+                                err, -EINVAL, "usage",
+                                "--session %s needs a running server: give --server PATH (or set "
+                                "ACS_SERVER) for `acs-launch serve --socket PATH`",
+                                o->session);
                 return 0;
         }
-        ask a = { .fd = -1 };
+        ask a = {.fd = -1};
         if ((why = acs_cli_server_unfit(o, stdin_null_or_tty()))) {
                 snprintf(a.why, sizeof a.why, "%s", why);
         } else if ((a.fd = connect_server(path, &why)) < 0) {
@@ -282,19 +288,21 @@ int acs_cli_server_run(const acs_options *o, const acs_profile *prof, int report
                         a.fd = -1;
                         if (r > 0) {
                                 if (o->verbose)
-                                        fprintf(stderr, "acs-launch: server %s ran it in a ready sandbox\n", path);
+                                        fprintf(stderr, "acs-launch: server %s ran it in a ready sandbox\n",
+                                                path);
                                 return 1;
                         }
                         if (r < 0)
-                                return acs_error_set(err, -EIO, "server", "%s (%s): its output so far is above",
-                                                     a.why, path);
+                                return acs_error_set(err, -EIO, "server",
+                                                     "%s (%s): its output so far is above", a.why, path);
                 }
         }
         if (a.fd >= 0)
                 close(a.fd);
         if (o->session)
-                return acs_error_set(err, -EINVAL, "server", "--session %s: the server at %s cannot run it: %s",
-                                     o->session, path, a.why);
+                return acs_error_set(err, -EINVAL, "server",
+                                     "--session %s: the server at %s cannot run it: %s", o->session, path,
+                                     a.why);
         if (o->verbose)
                 fprintf(stderr, "acs-launch: server %s: %s; running cold\n", path, a.why);
         return 0;

@@ -26,7 +26,10 @@
 /* The longest request line a server reads (the code and what comes with it). */
 #define ACS_CLI_RUN_MAX (1u << 20)
 /* The launcher's own variables that change how a run is made: the CLI's and the server's must agree. */
-#define ACS_CLI_ENGINE_ENV { "ACS_SCAN_MODULE_DIR", "ACS_NO_FAST_CLONE" }
+#define ACS_CLI_ENGINE_ENV                                                                                   \
+        {                                                                                                    \
+                "ACS_SCAN_MODULE_DIR", "ACS_NO_FAST_CLONE"                                                   \
+        }
 /* How long the CLI waits for a server's first answer before it runs cold. */
 #define ACS_CLI_SERVER_WAIT_MS 2000
 

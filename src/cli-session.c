@@ -47,8 +47,8 @@ typedef struct cli_session {
         struct cli_session *next;
         char key[160]; /* "uid:id" */
         pid_t pid;
-        int sock;      /* to its worker: calls (with the CLI's fds) out, exit statuses in */
-        int client;    /* the CLI whose call runs now, else -1 */
+        int sock;   /* to its worker: calls (with the CLI's fds) out, exit statuses in */
+        int client; /* the CLI whose call runs now, else -1 */
         uint64_t last_ms;
 } cli_session;
 
@@ -66,8 +66,9 @@ static ssize_t recv_with_fds(int sock, char *buf, size_t size, int *fds, size_t 
                 struct cmsghdr h;
                 char b[CMSG_SPACE(8 * sizeof(int))];
         } u;
-        struct iovec iov = { .iov_base = buf, .iov_len = size };
-        struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+        struct iovec iov = {.iov_base = buf, .iov_len = size};
+        struct msghdr m = {
+                .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
         for (size_t i = 0; i < n; i++)
                 fds[i] = -1;
         ssize_t len = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
@@ -94,10 +95,12 @@ int acs_send_with_fds(int sock, const char *buf, size_t len, const int *fds, siz
         union {
                 struct cmsghdr h;
                 char b[CMSG_SPACE(8 * sizeof(int))];
-        } u = { 0 };
-        struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-        struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
-                            .msg_controllen = CMSG_SPACE(n * sizeof(int)) };
+        } u = {0};
+        struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
+        struct msghdr m = {.msg_iov = &iov,
+                           .msg_iovlen = 1,
+                           .msg_control = u.b,
+                           .msg_controllen = CMSG_SPACE(n * sizeof(int))};
         struct cmsghdr *c = CMSG_FIRSTHDR(&m);
         c->cmsg_level = SOL_SOCKET;
         c->cmsg_type = SCM_RIGHTS;
@@ -120,7 +123,7 @@ static int worker_call(acs_run_warm *w, const acs_profile *p, struct json_object
 {
         struct json_object *x;
         const char *code = json_object_object_get_ex(call, "code", &x) ? json_object_get_string(x) : "";
-        acs_options co = { .command = ACS_CMD_RUN, .code = (char *)code };
+        acs_options co = {.command = ACS_CMD_RUN, .code = (char *)code};
         double timeout = json_object_object_get_ex(call, "timeout", &x) ? json_object_get_double(x) : 0;
         co.json = json_object_object_get_ex(call, "json", &x) && json_object_get_boolean(x);
         co.quiet = json_object_object_get_ex(call, "quiet", &x) && json_object_get_boolean(x);
@@ -128,8 +131,8 @@ static int worker_call(acs_run_warm *w, const acs_profile *p, struct json_object
         if (dup2(fds[0], STDOUT_FILENO) < 0 || dup2(fds[1], STDERR_FILENO) < 0)
                 return -errno;
         acs_outmark mark = ACS_OUTMARK_INIT;
-        acs_report rep = { 0 };
-        acs_error err = { 0 };
+        acs_report rep = {0};
+        acs_error err = {0};
         int r, status;
         if (!w) {
                 acs_error_set(&err, -ESRCH, "session", "%s", start_error);
@@ -140,9 +143,10 @@ static int worker_call(acs_run_warm *w, const acs_profile *p, struct json_object
                 w->req.mark = NULL;
                 r = acs_run_session_call(w, code, strlen(code), timeout, -1, &rep, &err);
                 if (!co.json) { /* not live: the clipped output, past the mark as a cold run passes it */
-                        acs_pass_through(same_file(STDOUT_FILENO, STDERR_FILENO) ? &mark : NULL, STDOUT_FILENO,
-                                         rep.out.text ? rep.out.text : "", rep.out.text_len);
-                        acs_pass_through(&mark, STDERR_FILENO, rep.err.text ? rep.err.text : "", rep.err.text_len);
+                        acs_pass_through(same_file(STDOUT_FILENO, STDERR_FILENO) ? &mark : NULL,
+                                         STDOUT_FILENO, rep.out.text ? rep.out.text : "", rep.out.text_len);
+                        acs_pass_through(&mark, STDERR_FILENO, rep.err.text ? rep.err.text : "",
+                                         rep.err.text_len);
                         acs_pass_flush(&mark, STDERR_FILENO);
                 }
                 status = acs_cmd_run_finish(&co, p, &mark, &rep, r, &err, -1);
@@ -157,12 +161,12 @@ static int worker_call(acs_run_warm *w, const acs_profile *p, struct json_object
         return status;
 }
 
-_noreturn_ static void session_worker(const acs_options *o, const acs_mcp_policy *pol, const char *name, int sock,
-                                      const sigset_t *mask, pid_t keeper)
+_noreturn_ static void session_worker(const acs_options *o, const acs_mcp_policy *pol, const char *name,
+                                      int sock, const sigset_t *mask, pid_t keeper)
 {
         _cleanup_profile_ acs_profile *p = NULL;
         acs_run_warm *w = NULL;
-        acs_error err = { 0 };
+        acs_error err = {0};
         char start_error[1400] = "";
         double cap;
 
@@ -178,16 +182,22 @@ _noreturn_ static void session_worker(const acs_options *o, const acs_mcp_policy
         ro.apply = false;
         ro.patch = ro.keep = ro.report = ro.code = NULL;
         ro.args = NULL;
-        acs_mcp_call probe = { .tool = ACS_TOOL_PYTHON, .profile = (char *)name };
+        acs_mcp_call probe = {.tool = ACS_TOOL_PYTHON, .profile = (char *)name};
         if (acs_mcp_call_profile(pol, &probe, &p, &cap, &err) < 0)
                 snprintf(start_error, sizeof start_error, "cannot load the session's profile: %s", err.msg);
         else {
-                char *no_args[] = { NULL };
-                acs_run_request req = { .kind = ACS_RUN_CODE, .profile = p, .opts = &ro, .argv = no_args,
-                                        .stdin_fd = -1, .cancel_fd = -1, .session = true, .no_patch = true };
+                char *no_args[] = {NULL};
+                acs_run_request req = {.kind = ACS_RUN_CODE,
+                                       .profile = p,
+                                       .opts = &ro,
+                                       .argv = no_args,
+                                       .stdin_fd = -1,
+                                       .cancel_fd = -1,
+                                       .session = true,
+                                       .no_patch = true};
                 if (acs_run_warm_start(&req, &w, &err) < 0) {
-                        snprintf(start_error, sizeof start_error, "cannot start the session's sandbox (%s): %s",
-                                 err.stage, err.msg);
+                        snprintf(start_error, sizeof start_error,
+                                 "cannot start the session's sandbox (%s): %s", err.stage, err.msg);
                         w = NULL;
                 }
         }
@@ -200,14 +210,16 @@ _noreturn_ static void session_worker(const acs_options *o, const acs_mcp_policy
                 buf[n] = '\0';
                 struct json_object *call = json_tokener_parse(buf);
                 int status = call && fds[0] >= 0 && fds[1] >= 0
-                                     ? worker_call(w, p, call, fds, saved_err, start_error) : 125;
+                                     ? worker_call(w, p, call, fds, saved_err, start_error)
+                                     : 125;
                 json_object_put(call);
                 for (int i = 0; i < 2; i++)
                         if (fds[i] >= 0)
                                 close(fds[i]);
                 bool alive = w && acs_run_session_alive(w);
                 char res[80];
-                int len = snprintf(res, sizeof res, "{\"exit_status\":%d,\"ended\":%s}", status, alive ? "false" : "true");
+                int len = snprintf(res, sizeof res, "{\"exit_status\":%d,\"ended\":%s}", status,
+                                   alive ? "false" : "true");
                 if (send(sock, res, (size_t)len, MSG_NOSIGNAL) != len || !alive)
                         break;
         }
@@ -265,7 +277,7 @@ static void session_end(keeper *k, cli_session *s, bool kill_it)
                         (void)kill(s->pid, SIGKILL);
                         kill_it = true;
                 } else
-                        nanosleep(&(struct timespec){ .tv_nsec = 2000000 }, NULL);
+                        nanosleep(&(struct timespec){.tv_nsec = 2000000}, NULL);
         }
         free(s);
 }
@@ -292,7 +304,7 @@ static cli_session *session_start(keeper *k, const char *key, const char *name)
         }
         close(sv[1]);
         (void)setpgid(pid, pid);
-        *s = (cli_session){ .next = k->list, .pid = pid, .sock = sv[0], .client = -1, .last_ms = now_ms() };
+        *s = (cli_session){.next = k->list, .pid = pid, .sock = sv[0], .client = -1, .last_ms = now_ms()};
         snprintf(s->key, sizeof s->key, "%s", key);
         k->list = s;
         k->n++;
@@ -304,7 +316,7 @@ static bool wait_go(int fd)
         char b[3];
         size_t len = 0;
         while (len < 3) {
-                struct pollfd p = { .fd = fd, .events = POLLIN };
+                struct pollfd p = {.fd = fd, .events = POLLIN};
                 if (poll(&p, 1, 5000) <= 0)
                         return false;
                 ssize_t n = read(fd, b + len, 3 - len);
@@ -321,11 +333,12 @@ static void take_request(keeper *k, const char *line, int fds[3])
         struct json_object *req = json_tokener_parse(line), *params = NULL, *x;
         struct ucred cr;
         socklen_t crlen = sizeof cr;
-        acs_mcp_call c = { 0 };
+        acs_mcp_call c = {0};
         char why[256], key[160];
         const char *no = NULL, *id = NULL;
         if (!req || !json_object_object_get_ex(req, "params", &params) ||
-            !json_object_object_get_ex(params, "session", &x) || !acs_session_id_valid(json_object_get_string(x)) ||
+            !json_object_object_get_ex(params, "session", &x) ||
+            !acs_session_id_valid(json_object_get_string(x)) ||
             getsockopt(fds[0], SOL_SOCKET, SO_PEERCRED, &cr, &crlen) < 0)
                 no = "a session request the server cannot read";
         else {
@@ -340,7 +353,8 @@ static void take_request(keeper *k, const char *line, int fds[3])
                 if (s && s->client >= 0)
                         no = "a call of that session is running";
                 else if (!s && k->n >= k->max) {
-                        snprintf(why, sizeof why, "the server keeps at most %u sessions (--max-sessions)", k->max);
+                        snprintf(why, sizeof why, "the server keeps at most %u sessions (--max-sessions)",
+                                 k->max);
                         no = why;
                 } else if (!s && !(s = session_start(k, key, c.profile)))
                         no = "cannot start the session's worker";
@@ -355,10 +369,12 @@ static void take_request(keeper *k, const char *line, int fds[3])
         struct json_object *call = json_object_new_object();
         json_object_object_add(call, "code", json_object_new_string(c.code));
         json_object_object_add(call, "timeout", json_object_new_double(c.timeout));
-        json_object_object_add(call, "json", json_object_new_boolean(json_object_object_get_ex(params, "json", &x) &&
-                                                                      json_object_get_boolean(x)));
-        json_object_object_add(call, "quiet", json_object_new_boolean(json_object_object_get_ex(params, "quiet", &x) &&
-                                                                       json_object_get_boolean(x)));
+        json_object_object_add(call, "json",
+                               json_object_new_boolean(json_object_object_get_ex(params, "json", &x) &&
+                                                       json_object_get_boolean(x)));
+        json_object_object_add(call, "quiet",
+                               json_object_new_boolean(json_object_object_get_ex(params, "quiet", &x) &&
+                                                       json_object_get_boolean(x)));
         const char *cs = json_object_to_json_string_ext(call, JSON_C_TO_STRING_PLAIN);
         int r = acs_send_with_fds(s->sock, cs, strlen(cs), fds + 1, 2);
         json_object_put(call);
@@ -420,15 +436,15 @@ static void keeper_loop(keeper *k, int sock, int sfd)
 {
         static char buf[MSG_MAX];
         for (bool stop = false; !stop;) {
-                struct pollfd p[POLL_MAX] = { { .fd = sock, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
-                cli_session *who[POLL_MAX] = { 0 };
+                struct pollfd p[POLL_MAX] = {{.fd = sock, .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
+                cli_session *who[POLL_MAX] = {0};
                 size_t n = 2;
                 for (cli_session *s = k->list; s && n + 2 <= POLL_MAX; s = s->next)
                         if (s->client >= 0) {
                                 who[n] = s;
-                                p[n++] = (struct pollfd){ .fd = s->sock, .events = POLLIN };
+                                p[n++] = (struct pollfd){.fd = s->sock, .events = POLLIN};
                                 who[n] = s;
-                                p[n++] = (struct pollfd){ .fd = s->client, .events = POLLRDHUP };
+                                p[n++] = (struct pollfd){.fd = s->client, .events = POLLRDHUP};
                         }
                 if (poll(p, n, keeper_timeout(k)) < 0 && errno != EINTR)
                         break;
@@ -473,10 +489,12 @@ static void keeper_loop(keeper *k, int sock, int sfd)
 
 _noreturn_ static void keeper_main(const acs_options *o, int sock, const sigset_t *oldmask, pid_t master)
 {
-        keeper k = { .o = o, .mask = oldmask,
-                     .max = o->has_max_sessions ? o->max_sessions : ACS_SESSIONS_DEFAULT_MAX,
-                     .idle_ms = (uint64_t)((o->has_session_idle ? o->session_idle : ACS_SESSION_DEFAULT_IDLE) * 1000) };
-        acs_error err = { 0 };
+        keeper k = {.o = o,
+                    .mask = oldmask,
+                    .max = o->has_max_sessions ? o->max_sessions : ACS_SESSIONS_DEFAULT_MAX,
+                    .idle_ms = (uint64_t)((o->has_session_idle ? o->session_idle : ACS_SESSION_DEFAULT_IDLE) *
+                                          1000)};
+        acs_error err = {0};
         sigset_t mask;
         if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != master)
                 _exit(1);

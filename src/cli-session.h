@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The sessions of `acs-launch --server PATH --session ID`, held by the serve master's keeper (cli-session.c). */
+/* The sessions of `acs-launch --server PATH --session ID`, held by the serve master's keeper (cli-session.c).
+ */
 #pragma once
 
 #include <signal.h>

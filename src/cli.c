@@ -276,7 +276,8 @@ static int apply_opt(acs_options *o, const opt_def *d, const char *a, const char
         case OPT_SESSION:
                 if (!acs_cli_session_id_valid(a))
                         return acs_error_set(err, -EINVAL, "usage",
-                                             "--session: '%s' is not a session id (1 to 128 of A-Z a-z 0-9 . _ : -)", a);
+                                             "--session: '%s' is not a session id "
+                                             "(1 to 128 of A-Z a-z 0-9 . _ : -)", a);
                 return dup_to(&o->session, a);
         case OPT_APPLY: o->apply = true; return 0;
         case OPT_JSON: o->json = true; return 0;
@@ -682,8 +683,8 @@ fail:
         "      --stdin MODE          auto|null|pipe|tty: the program's stdin (auto: a terminal -> /dev/null)\n" \
         "  -q, --quiet               no change summary     -v, --verbose   trace setup steps\n"             \
         "      --dry-run             print the plan (mounts, env, limits, layers) and exit; nothing runs\n" \
-        "      --server PATH         run in a ready sandbox of `acs-launch serve --socket PATH`\n"            \
-        "                            (default $ACS_SERVER); cold when it cannot   --no-server\n"               \
+        "      --server PATH         run in a ready sandbox of `acs-launch serve --socket PATH`\n"  \
+        "                            (default $ACS_SERVER); cold when it cannot   --no-server\n"     \
         "      --session ID          (run -c, needs a server) keep globals and workspace between runs\n"
 
 #define EXIT_STATUS                                                                                      \

@@ -125,8 +125,8 @@ int acs_cmd_run(const acs_options *o)
         return acs_cmd_run_finish(o, prof, &mark, &rep, r, &err, report_fd);
 }
 
-int acs_cmd_run_finish(const acs_options *o, const acs_profile *prof, acs_outmark *mark, acs_report *rep, int r,
-                       const acs_error *err, int report_fd)
+int acs_cmd_run_finish(const acs_options *o, const acs_profile *prof, acs_outmark *mark, acs_report *rep,
+                       int r, const acs_error *err, int report_fd)
 {
         int status = acs_report_exit_status(rep);
         if (!o->json)

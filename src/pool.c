@@ -781,7 +781,8 @@ int acs_pool_take_cli(acs_pool *pl, const acs_mcp_call *c, const char *cli, cons
                         char b[CMSG_SPACE(2 * sizeof(int))];
                 } u = { 0 };
                 struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-                struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+                struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+                                    .msg_controllen = sizeof u.b };
                 struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
                 cm->cmsg_level = SOL_SOCKET;
                 cm->cmsg_type = SCM_RIGHTS;

@@ -42,7 +42,7 @@
 
 static void sleep_ms(long ms)
 {
-        nanosleep(&(struct timespec){ .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000 }, NULL);
+        nanosleep(&(struct timespec){.tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000}, NULL);
 }
 
 /* Is the first line the CLI's request? 1 yes, 0 no (an MCP client), < 0: a signal asks us to stop. */
@@ -53,7 +53,7 @@ static int peek_cli(int fd, int sfd)
         bool chld = false;
         int r = 0;
         for (;;) {
-                struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+                struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
                 if (poll(p, 2, -1) < 0 && errno != EINTR) {
                         r = -errno;
                         break;
@@ -115,15 +115,17 @@ static int read_request(int fd, char **ret, int fds[2])
                         break;
                 char *nl = memchr(buf + len, '\n', (size_t)n);
                 size_t take = nl ? (size_t)(nl - (buf + len)) + 1 : (size_t)n;
-                struct iovec iov = { .iov_base = buf + len, .iov_len = take };
-                struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
-                                     .msg_controllen = got ? 0 : sizeof u.b };
+                struct iovec iov = {.iov_base = buf + len, .iov_len = take};
+                struct msghdr m = {.msg_iov = &iov,
+                                   .msg_iovlen = 1,
+                                   .msg_control = u.b,
+                                   .msg_controllen = got ? 0 : sizeof u.b};
                 if ((n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC)) <= 0)
                         break;
                 for (struct cmsghdr *c = got ? NULL : CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
                         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
                                 size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-                                int tmp[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+                                int tmp[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
                                 memcpy(tmp, CMSG_DATA(c), (k > 8 ? 8 : k) * sizeof(int));
                                 for (size_t i = 0; i < k && i < 8; i++)
                                         if (i < 2 && !got && fds[i] < 0)
@@ -172,7 +174,8 @@ static const char *str(struct json_object *o, const char *key)
 {
         struct json_object *x;
         return json_object_object_get_ex(o, key, &x) && json_object_is_type(x, json_type_string)
-                       ? json_object_get_string(x) : NULL;
+                       ? json_object_get_string(x)
+                       : NULL;
 }
 
 /* The variables of keys: the CLI's (env) and ours must agree (a cold run would see the CLI's). */
@@ -181,7 +184,8 @@ static bool same_env(const char *const *keys, struct json_object *env)
         for (const char *const *k = keys; k && *k; k++) {
                 struct json_object *x = NULL;
                 const char *mine = getenv(*k);
-                bool has = env && json_object_object_get_ex(env, *k, &x) && json_object_is_type(x, json_type_string);
+                bool has = env && json_object_object_get_ex(env, *k, &x) &&
+                           json_object_is_type(x, json_type_string);
                 if (has != (mine != NULL) || (has && strcmp(mine, json_object_get_string(x)) != 0))
                         return false;
         }
@@ -189,10 +193,10 @@ static bool same_env(const char *const *keys, struct json_object *env)
 }
 
 const char *acs_serve_cli_unfit(const acs_options *o, const acs_mcp_policy *pol, struct json_object *params,
-                         acs_mcp_call *c, char *why, size_t size)
+                                acs_mcp_call *c, char *why, size_t size)
 {
         _cleanup_profile_ acs_profile *p = NULL;
-        acs_error err = { 0 };
+        acs_error err = {0};
         struct json_object *x;
         const char *v = str(params, "version"), *name = str(params, "profile"), *code = str(params, "code");
         const char *path = str(params, "profile_path"), *ws = str(params, "workspace");
@@ -210,8 +214,10 @@ const char *acs_serve_cli_unfit(const acs_options *o, const acs_mcp_policy *pol,
                 snprintf(why, size, "the server does not allow profile %s", name);
                 return why;
         }
-        *c = (acs_mcp_call){ .tool = ACS_TOOL_PYTHON, .code = (char *)code, .code_len = strlen(code),
-                             .profile = strcmp(name, pol->profiles[0]) == 0 ? NULL : (char *)name };
+        *c = (acs_mcp_call){.tool = ACS_TOOL_PYTHON,
+                            .code = (char *)code,
+                            .code_len = strlen(code),
+                            .profile = strcmp(name, pol->profiles[0]) == 0 ? NULL : (char *)name};
         if (acs_mcp_call_profile(pol, c, &p, &cap, &err) < 0)
                 return "the server cannot load that profile";
         if (!p->path || strcmp(p->path, path) != 0) {
@@ -221,10 +227,11 @@ const char *acs_serve_cli_unfit(const acs_options *o, const acs_mcp_policy *pol,
         char mine[PATH_MAX];
         if (!ws != !o->workspace || (ws && (!realpath(o->workspace, mine) || strcmp(mine, ws) != 0)))
                 return "the server has another workspace";
-        if (!same_env((const char *const *)p->env_keep, json_object_object_get_ex(params, "env", &x) ? x : NULL))
+        if (!same_env((const char *const *)p->env_keep,
+                      json_object_object_get_ex(params, "env", &x) ? x : NULL))
                 return "the environment the profile keeps ([env] keep) differs from the server's";
         static const char *const engine[] = ACS_CLI_ENGINE_ENV;
-        if (!same_env((const char *const[]){ engine[0], engine[1], NULL },
+        if (!same_env((const char *const[]){engine[0], engine[1], NULL},
                       json_object_object_get_ex(params, "engine_env", &x) ? x : NULL))
                 return "ACS_SCAN_MODULE_DIR or ACS_NO_FAST_CLONE differs from the server's";
         c->has_timeout = true;
@@ -246,11 +253,12 @@ static int wait_worker(pid_t pid, int out_fd, int *cancel_fd, int sfd)
 {
         char buf[256];
         size_t len = 0;
-        struct timespec t0 = { 0 }, t;
+        struct timespec t0 = {0}, t;
         for (;;) {
-                struct pollfd p[3] = { { .fd = out_fd, .events = POLLIN },
-                                       { .fd = *cancel_fd >= 0 ? STDIN_FILENO : -1, .events = POLLIN | POLLRDHUP },
-                                       { .fd = sfd, .events = POLLIN } };
+                struct pollfd p[3] = {
+                        {.fd = out_fd, .events = POLLIN},
+                        {.fd = *cancel_fd >= 0 ? STDIN_FILENO : -1, .events = POLLIN | POLLRDHUP},
+                        {.fd = sfd, .events = POLLIN}};
                 if (poll(p, 3, *cancel_fd >= 0 ? -1 : 100) < 0 && errno != EINTR)
                         return -1;
                 if (p[0].revents) {
@@ -276,7 +284,8 @@ static int wait_worker(pid_t pid, int out_fd, int *cancel_fd, int sfd)
                 }
                 if (*cancel_fd < 0) {
                         clock_gettime(CLOCK_MONOTONIC, &t);
-                        if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > CANCEL_GRACE_MS) {
+                        if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >
+                            CANCEL_GRACE_MS) {
                                 (void)kill(-pid, SIGKILL);
                                 (void)kill(pid, SIGKILL);
                                 return -1;
@@ -294,7 +303,7 @@ static bool wait_go(void)
         char b[3];
         size_t len = 0;
         while (len < 3) {
-                struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+                struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
                 int r = poll(&p, 1, GO_WAIT_MS);
                 if (r < 0 && errno == EINTR)
                         continue;
@@ -316,7 +325,8 @@ static void run_it(acs_pool *pool, const acs_mcp_call *c, struct json_object *pa
         bool json = json_object_object_get_ex(params, "json", &x) && json_object_get_boolean(x);
         bool quiet = json_object_object_get_ex(params, "quiet", &x) && json_object_get_boolean(x);
         char extra[64];
-        snprintf(extra, sizeof extra, "{\"json\":%s,\"quiet\":%s}", json ? "true" : "false", quiet ? "true" : "false");
+        snprintf(extra, sizeof extra, "{\"json\":%s,\"quiet\":%s}", json ? "true" : "false",
+                 quiet ? "true" : "false");
         if (!acs_pool_ready_for(pool, c, extra)) {
                 answer_cold("no ready sandbox of that profile (see --pool, --pool-profile)");
                 return;
@@ -354,7 +364,7 @@ static const char *to_keeper(const char *line, const int fds[2])
 {
         if (keeper_fd < 0)
                 return "the server keeps no sessions (--max-sessions 0)";
-        if (acs_send_with_fds(keeper_fd, line, strlen(line), (int[]){ STDIN_FILENO, fds[0], fds[1] }, 3) < 0)
+        if (acs_send_with_fds(keeper_fd, line, strlen(line), (int[]){STDIN_FILENO, fds[0], fds[1]}, 3) < 0)
                 return "the session's request is too long, or the server's session keeper is gone";
         return NULL;
 }
@@ -365,7 +375,7 @@ int acs_serve_cli(const acs_options *o, const acs_mcp_policy *pol, acs_pool *poo
         if (r <= 0)
                 return r;
         _cleanup_free_ char *line = NULL;
-        int fds[2] = { -1, -1 };
+        int fds[2] = {-1, -1};
         struct json_object *req = NULL, *params = NULL;
         char why[256];
         if (read_request(STDIN_FILENO, &line, fds) < 0 || fds[0] < 0 || fds[1] < 0 ||
@@ -373,7 +383,7 @@ int acs_serve_cli(const acs_options *o, const acs_mcp_policy *pol, acs_pool *poo
             !json_object_is_type(params, json_type_object))
                 answer_cold("a request the server cannot read");
         else {
-                acs_mcp_call c = { 0 };
+                acs_mcp_call c = {0};
                 struct json_object *x;
                 const char *no = NULL;
                 if (json_object_object_get_ex(params, "session", &x))
@@ -399,8 +409,9 @@ static int recv_fds(int sock, int fds[2])
                 char b[CMSG_SPACE(2 * sizeof(int))];
         } u;
         char byte;
-        struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-        struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+        struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+        struct msghdr m = {
+                .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
         if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) != 1)
                 return -EPROTO;
         struct cmsghdr *c = CMSG_FIRSTHDR(&m);
@@ -425,7 +436,7 @@ void acs_serve_cli_worker(const char *line, int fd_sock, acs_run_warm *w, const 
                 acs_run_warm_free(w);
                 _exit(acs_write_all(result_fd, cold, sizeof cold - 1) < 0);
         }
-        acs_options co = { .command = ACS_CMD_RUN, .code = c->code };
+        acs_options co = {.command = ACS_CMD_RUN, .code = c->code};
         co.json = json_object_object_get_ex(cli, "json", &x) && json_object_get_boolean(x);
         co.quiet = json_object_object_get_ex(cli, "quiet", &x) && json_object_get_boolean(x);
         json_object_put(o);
@@ -440,8 +451,8 @@ void acs_serve_cli_worker(const char *line, int fd_sock, acs_run_warm *w, const 
         w->req.stream = !co.json;
         w->req.no_patch = false;
         w->req.mark = co.json ? NULL : &mark;
-        acs_report rep = { 0 };
-        acs_error err = { 0 };
+        acs_report rep = {0};
+        acs_error err = {0};
         int r = acs_run_warm_finish(w, c->code, c->code_len, c->timeout, cancel_fd, &rep, &err);
         int status = acs_cmd_run_finish(&co, p, &mark, &rep, r, &err, -1);
         /* everything is printed: the CLI may exit while init's teardown is waited for */
