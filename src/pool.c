@@ -187,31 +187,11 @@ static bool wait_call(int call_fd, int pidfd, char **ret)
                         return false;
         if (!(p[0].revents & (POLLIN | POLLHUP)))
                 return false; /* the sandbox ended while it waited: replaced by the server */
-        size_t len = 0, cap = 4096;
-        char *buf = malloc(cap);
-        for (;;) {
-                if (!buf)
-                        return false;
-                if (len + 1 >= cap) {
-                        char *b = realloc(buf, cap *= 2);
-                        if (!b) {
-                                free(buf);
-                                return false;
-                        }
-                        buf = b;
-                }
-                ssize_t n = read(call_fd, buf + len, cap - len - 1);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0) {
-                        free(buf);
-                        return false;
-                }
-                if (n == 0)
-                        break;
-                len += (size_t)n;
-        }
-        buf[len] = '\0';
+        /* the server's own line, bounded by its 16 MiB request bound and then some */
+        char *buf = NULL;
+        size_t len = 0;
+        if (acs_read_all(call_fd, 64u << 20, &buf, &len) < 0)
+                return false;
         if (len == 0) {
                 free(buf);
                 return false; /* EOF without a call: the pool is closing */

@@ -575,9 +575,12 @@ static void run_end(acs_run_warm *c, int r, acs_error *err)
         run_release(c);
 }
 
+/* A run's whole sequence; the sandbox and everything of it go with c
+ * (run_release: its order is the teardown's, and it never touches the
+ * report, which the caller owns). */
 int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
 {
-        acs_run_warm c;
+        _cleanup_(run_release) acs_run_warm c;
 
         ctx_init(&c, req);
         int r = run_begin(&c, err);
@@ -585,7 +588,7 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
                 r = run_finish(&c, err);
         else if (r > 0)
                 r = 0;
-        run_end(&c, r, err);
+        run_report(&c, r, err);
         *rep = c.rep;
         return r;
 }
