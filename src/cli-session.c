@@ -32,6 +32,7 @@
 #include <json-c/json.h>
 
 #include "cli-session.h"
+#include "cli.h"
 #include "clip.h"
 #include "commands.h"
 #include "mcp-policy.h"
@@ -338,7 +339,7 @@ static void take_request(keeper *k, const char *line, int fds[3])
         const char *no = NULL, *id = NULL;
         if (!req || !json_object_object_get_ex(req, "params", &params) ||
             !json_object_object_get_ex(params, "session", &x) ||
-            !acs_session_id_valid(json_object_get_string(x)) ||
+            !acs_cli_session_id_valid(json_object_get_string(x)) ||
             getsockopt(fds[0], SOL_SOCKET, SO_PEERCRED, &cr, &crlen) < 0)
                 no = "a session request the server cannot read";
         else {

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "mcp-files.h"
+#include "cli.h"
 #include "mcp-session.h"
 #include "pool.h"
 
@@ -40,18 +41,6 @@ static uint64_t now_ms(void)
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-bool acs_session_id_valid(const char *id)
-{
-        size_t n = id ? strlen(id) : 0;
-        if (n < 1 || n > 128)
-                return false;
-        for (const char *p = id; *p; p++)
-                if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-                      strchr("._:-", *p)))
-                        return false;
-        return true;
 }
 
 acs_sessions *acs_sessions_new(const acs_options *o, const acs_mcp_policy *pol, const sigset_t *mask, pid_t server)
@@ -303,7 +292,7 @@ int acs_sessions_take(acs_sessions *S, const acs_options *o, struct json_object 
                 return closing ? -EINVAL : 0;
         }
         const char *id = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-        if (!acs_session_id_valid(id)) {
+        if (!acs_cli_session_id_valid(id)) {
                 snprintf(msg, size, "\"session\" must be 1 to 128 letters, digits, '.', '_', ':' or '-'");
                 return -EINVAL;
         }

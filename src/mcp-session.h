@@ -20,8 +20,7 @@
 typedef struct acs_sessions acs_sessions;
 
 acs_sessions *acs_sessions_new(const acs_options *o, const acs_mcp_policy *pol, const sigset_t *mask, pid_t server);
-/* Is id a session id we take (1 to 128 of A-Z a-z 0-9 . _ : -)? Pure. */
-bool acs_session_id_valid(const char *id);
+/* A session id is what acs_cli_session_id_valid() (cli.h) takes. */
 /*
  * Hand call c to session id, starting it if new. 0: *pid (the session's
  * worker, a process group) and *out_fd (a dup of its result pipe: one line
