@@ -618,8 +618,11 @@ static int slot_start(acs_pool *pl, size_t prof)
         pool_slot *s = calloc(1, sizeof *s);
         if (!s)
                 return -ENOMEM;
+        /* only `serve` takes CLI runs: an MCP server (an HTTP session's above
+         * all) holds no socket it does not need */
+        bool cli = pl->opts && pl->opts->command == ACS_CMD_SERVE;
         if (pipe2(call, O_CLOEXEC) < 0 || pipe2(res, O_CLOEXEC) < 0 || pipe2(can, O_CLOEXEC) < 0 ||
-            socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fs) < 0) {
+            (cli && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fs) < 0)) {
                 int r = -errno;
                 close_fds((int[]){ call[0], call[1], res[0], res[1], can[0], can[1], fs[0], fs[1] }, 8);
                 free(s);
