@@ -101,7 +101,12 @@ int acs_sessions_call(acs_sessions *S, const char *id, const acs_mcp_call *c, pi
 {
         mcp_sess *s = find(S, id);
         if (!s) {
-                if (S->n >= S->max)
+                /* a closed session whose worker is not reaped yet is ending: it
+                 * does not hold a place (close_session, then the same id at once) */
+                size_t live = 0;
+                for (mcp_sess *t = S->list; t; t = t->next)
+                        live += !t->closing;
+                if (live >= S->max)
                         return -EUSERS;
                 if (!(s = calloc(1, sizeof *s)) || !(s->id = strdup(id))) {
                         free(s);
