@@ -822,10 +822,36 @@ static unsigned default_concurrency(const acs_options *o)
 
 int acs_mcp_main(const acs_options *o)
 {
-        return acs_mcp_main_on(o, NULL, NULL);
+        return acs_mcp_main_on(o, NULL);
 }
 
-int acs_mcp_main_on(const acs_options *o, int (*wait_client)(void *ctx, int signal_fd), void *ctx)
+/*
+ * serve: clients until one is an MCP client (true: serve it on stdio) or
+ * the server stops (false). A CLI's run is served here (serve-cli.h);
+ * when it ended quickly this process takes the next client with its pool.
+ */
+static bool take_clients(mcp_server *s, const acs_mcp_accept *acc)
+{
+        for (;;) {
+                int r = acc->wait(acc->ctx, s->sfd);
+                if (r < 0)
+                        return false;
+                if (r == 0) {
+                        r = acs_serve_cli(s->opts, &s->policy, s->pool, s->sfd);
+                        if (r == 0) {
+                                acc->claim(acc->ctx);
+                                return true;
+                        }
+                        if (r < 0 || !acc->release(acc->ctx))
+                                return false;
+                }
+                /* a worker that ended while waiting, the sandbox a run took: replaced before the next client */
+                acs_pool_reap(s->pool);
+                acs_pool_fill(s->pool);
+        }
+}
+
+int acs_mcp_main_on(const acs_options *o, const acs_mcp_accept *acc)
 {
         mcp_server s = {
                 .opts = o,
@@ -883,11 +909,8 @@ int acs_mcp_main_on(const acs_options *o, int (*wait_client)(void *ctx, int sign
         }
         acs_pool_fill(s.pool);
         s.sessions = acs_sessions_new(o, &s.policy, &s.oldmask, s.pid);
-        /* serve: one connection, accepted once the pool is ready (serve.c) */
-        if (wait_client && wait_client(ctx, s.sfd) < 0)
-                s.stop = true;
-        /* serve: a CLI's run (`acs-launch --server`) rather than an MCP client (serve-cli.h) */
-        else if (wait_client && acs_serve_cli(o, &s.policy, s.pool, s.sfd) != 0)
+        /* serve: clients accepted once the pool is ready (serve.c) */
+        if (acc && !take_clients(&s, acc))
                 s.stop = true;
         acs_log(2, "mcp: serving on stdio, at most %u concurrent calls, profiles allowed: %zu, timeout at most %g s",
                 s.max_running, acs_strv_length(s.policy.profiles), s.policy.max_timeout);

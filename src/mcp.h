@@ -13,11 +13,26 @@
 int acs_mcp_main(const acs_options *o);
 
 /*
- * The same server for `acs-launch serve` (serve.c): once the pool is
- * started, wait_client(ctx, signal_fd) waits for one client and makes it
- * stdin and stdout (< 0: a signal or a failure ends the server first).
+ * How `acs-launch serve` (serve.c) gives its connection process clients,
+ * once the pool is started:
+ *   wait(ctx, signal_fd): wait for one client and make it stdin and stdout:
+ *       0; 1: a child ended meanwhile (the pool is reaped, then wait again);
+ *       < 0: a signal or a failure ends the server;
+ *   claim(ctx): this process is that client's until it ends (an MCP client,
+ *       or a CLI's run that lasts): the listener starts the next one;
+ *   release(ctx): the CLI's run is over and the client let go: true when
+ *       this process was not claimed and takes the next client with the
+ *       same pool (a CLI's quick runs do not cost a new pool each).
  */
-int acs_mcp_main_on(const acs_options *o, int (*wait_client)(void *ctx, int signal_fd), void *ctx);
+typedef struct acs_mcp_accept {
+        int (*wait)(void *ctx, int signal_fd);
+        void (*claim)(void *ctx);
+        bool (*release)(void *ctx);
+        void *ctx;
+} acs_mcp_accept;
+
+/* The same server for `acs-launch serve`: clients come from acc (NULL: stdio). */
+int acs_mcp_main_on(const acs_options *o, const acs_mcp_accept *acc);
 
 /*
  * `acs-launch serve`: the same server on a unix socket (--socket PATH, mode

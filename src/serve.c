@@ -3,11 +3,15 @@
  * `acs-launch serve` (mcp.h). A pre-forking server: the master owns the
  * listening socket and keeps one spare connection process, which starts the
  * MCP server's state and its pool of ready sandboxes (pool.h) and only then
- * accepts; when it accepts it tells the master, which starts the next spare,
- * so a client that connects finds sandboxes already waiting. Each
- * connection process serves exactly one client (acs_mcp_main_on) and exits
- * at its EOF with everything it started. Everything dies with the master:
- * each process's PR_SET_PDEATHSIG chains down to the sandboxes.
+ * accepts; when it takes a client for good it tells the master, which
+ * starts the next spare, so a client that connects finds sandboxes already
+ * waiting. An MCP client is taken for good at once: its connection process
+ * serves it alone (acs_mcp_main_on) and exits at its EOF with everything it
+ * started. A CLI's quick run (serve-cli.h) is not: the spare refills its
+ * pool and accepts the next client, so a CLI that calls again and again
+ * does not pay for a new pool each time (see on_alarm for "quick").
+ * Everything dies with the master: each process's PR_SET_PDEATHSIG chains
+ * down to the sandboxes.
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -19,6 +23,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -84,10 +89,54 @@ static int bind_socket(const char *path, acs_error *err)
 }
 
 typedef struct conn_ctx {
-        int listen_fd, notify_fd;
+        int listen_fd;
 } conn_ctx;
 
-/* acs_mcp_main_on's wait_client: the pool is started; take one client. */
+/*
+ * The master's pipe: one byte on it says "this process took a client for
+ * good, start the next spare". A CLI's run is claimed so by SIGALRM when it
+ * lasts: once another client waits after CLAIM_BUSY_MS, or after
+ * CLAIM_ALONE_MS anyway (a client that says nothing too), so that nobody
+ * waits behind a long run; a client that waits behind a quick run is
+ * served sooner by this spare than by a new one, which first readies its
+ * pool. The handler only writes the byte; the rest is done once the run
+ * is over.
+ */
+#define CLAIM_TICK_MS 10
+#define CLAIM_BUSY_MS 50
+#define CLAIM_ALONE_MS 250
+static int notify_fd = -1, accept_fd = -1;
+static volatile sig_atomic_t claimed, ticks;
+
+static void claim_timer(long ms)
+{
+        struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = ms % 1000 * 1000 };
+        struct itimerval t = { .it_value = tv, .it_interval = tv };
+        (void)setitimer(ITIMER_REAL, &t, NULL);
+}
+
+static void say_claimed(void)
+{
+        if (!claimed) {
+                claimed = 1;
+                (void)!write(notify_fd, "a", 1);
+        }
+}
+
+static void on_alarm(int sig)
+{
+        (void)sig;
+        int e = errno;
+        long ms = (long)++ticks * CLAIM_TICK_MS;
+        struct pollfd p = { .fd = accept_fd, .events = POLLIN };
+        if (!claimed && ms >= CLAIM_BUSY_MS && (ms >= CLAIM_ALONE_MS || poll(&p, 1, 0) > 0)) {
+                say_claimed();
+                claim_timer(0);
+        }
+        errno = e;
+}
+
+/* acs_mcp_accept.wait: the pool is started; take one client. */
 static int wait_client(void *ctx, int signal_fd)
 {
         conn_ctx *c = ctx;
@@ -98,12 +147,17 @@ static int wait_client(void *ctx, int signal_fd)
                                 continue;
                         return -errno;
                 }
+                bool chld = false;
                 if (p[1].revents) {
                         struct signalfd_siginfo si;
                         while (read(signal_fd, &si, sizeof si) == (ssize_t)sizeof si)
                                 if (si.ssi_signo != SIGCHLD)
-                                        return -EINTR; /* a pool worker's end is seen once serving */
+                                        return -EINTR;
+                                else
+                                        chld = true;
                 }
+                if (chld)
+                        return 1; /* a pool worker ended: the caller replaces it */
                 if (!p[0].revents)
                         continue;
                 int fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
@@ -112,17 +166,48 @@ static int wait_client(void *ctx, int signal_fd)
                                 continue;
                         return -errno;
                 }
-                (void)!write(c->notify_fd, "a", 1);
-                close(c->notify_fd);
-                close(c->listen_fd);
-                c->notify_fd = c->listen_fd = -1;
+                ticks = 0;
+                claim_timer(CLAIM_TICK_MS);
                 if (dup2(fd, STDIN_FILENO) < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+                        int r = -errno;
                         close(fd);
-                        return -errno;
+                        return r;
                 }
                 close(fd);
                 return 0;
         }
+}
+
+/* acs_mcp_accept.claim: this process is its client's; nothing more is accepted here. */
+static void claim_client(void *ctx)
+{
+        conn_ctx *c = ctx;
+        claim_timer(0);
+        say_claimed();
+        if (notify_fd >= 0)
+                close(notify_fd);
+        notify_fd = -1;
+        if (c->listen_fd >= 0)
+                close(c->listen_fd);
+        c->listen_fd = accept_fd = -1;
+}
+
+/* acs_mcp_accept.release: a CLI's run is over; take the next client unless it was claimed meanwhile. */
+static bool release_client(void *ctx)
+{
+        conn_ctx *c = ctx;
+        claim_timer(0);
+        if (claimed) {
+                claim_client(c);
+                return false;
+        }
+        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+        bool ok = null >= 0 && dup2(null, STDIN_FILENO) >= 0 && dup2(null, STDOUT_FILENO) >= 0;
+        if (null >= 0)
+                close(null);
+        if (!ok)
+                claim_client(c); /* the client's socket stays open: serve nobody else with it */
+        return ok;
 }
 
 typedef struct conn_proc {
@@ -151,8 +236,14 @@ static pid_t start_spare(const acs_options *o, int listen_fd, const sigset_t *ol
                         _exit(1);
                 sigprocmask(SIG_SETMASK, oldmask, NULL);
                 close(nfd[0]);
-                conn_ctx c = { .listen_fd = listen_fd, .notify_fd = nfd[1] };
-                _exit(acs_mcp_main_on(o, wait_client, &c));
+                notify_fd = nfd[1];
+                accept_fd = listen_fd;
+                struct sigaction sa = { .sa_handler = on_alarm, .sa_flags = SA_RESTART };
+                sigemptyset(&sa.sa_mask);
+                sigaction(SIGALRM, &sa, NULL);
+                conn_ctx c = { .listen_fd = listen_fd };
+                acs_mcp_accept acc = { .wait = wait_client, .claim = claim_client, .release = release_client, .ctx = &c };
+                _exit(acs_mcp_main_on(o, &acc));
         }
         close(nfd[1]);
         *ret_notify = nfd[0];

@@ -127,6 +127,43 @@ within() {
 }
 check "a CLI killed mid-run: its worker and connection process end within 10 s (not at the 30 s timeout)" within 10 back
 
+# quick runs keep the spare: it takes the next client with the pool it has, so the set of the
+# master's processes is the same after five runs (each of which a new spare took, before)
+kids() { pgrep -P "$SPID1" | sort | tr '\n' ' '; }
+wait_until 10 steady
+k0=$(kids)
+for i in 1 2 3 4 5; do
+        capture q$i -v --server "$S" -w "$ws" -c "print($i)"
+done
+is "$(cat "$TMP/q1.out")$(cat "$TMP/q5.out")" 15 "five quick runs through the server: their output"
+contains "$(cat "$TMP/q5.err")" "ran it in a ready sandbox" "the fifth quick run: in a ready sandbox"
+is "$(kids)" "$k0" "five quick runs: the master's processes are the ones before (the spare served them all)"
+
+# a run that lasts is claimed: a new spare takes the next client while it runs
+(cd "$ws" && exec "$ACS" --server "$S" -w "$ws" --timeout 30 -c 'import time
+time.sleep(25)' >/dev/null 2>&1 </dev/null) &
+cli=$!
+check "a long run through the server: a new spare starts for the clients after it" wait_until 10 grew
+capture q6 -v --server "$S" -w "$ws" -c 'print(6)'
+is "$(cat "$TMP/q6.out")" 6 "a quick run while a long one runs: its output"
+contains "$(cat "$TMP/q6.err")" "ran it in a ready sandbox" "a quick run while a long one runs: in a ready sandbox"
+check "a quick run while a long one runs: the long one still runs" kill -0 "$cli"
+kill -KILL "$cli"
+wait "$cli" 2>/dev/null
+check "the long run's client killed: its worker and connection process end" within 10 back
+
+# a client that connects and says nothing does not hold the spare: the next run still goes through
+/usr/bin/python3 -I -S -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(30)' "$S" &
+mute=$!
+check "a silent client: its connection is claimed" wait_until 10 grew
+capture q7 -v --server "$S" -w "$ws" -c 'print(7)'
+is "$(cat "$TMP/q7.out")" 7 "a run after a silent client: its output"
+contains "$(cat "$TMP/q7.err")" "ran it in a ready sandbox" "a run after a silent client: in a ready sandbox"
+kill "$mute"
+wait "$mute" 2>/dev/null
+check "the silent client gone: its connection process ends" within 10 back
+
 # $ACS_SERVER when --server is absent; --no-server and --server '' force a cold run
 capture env -v -w "$ws" -c 'print(1)'
 lacks "$(cat "$TMP/env.err")" "ready sandbox" "no --server, no ACS_SERVER: cold"
