@@ -135,6 +135,53 @@ except ZeroDivisionError:
 EOF
 same frames
 
+# The program's end (scan-ext.c, end_program) does to its files and output
+# what python3's exit does: buffers of files never closed written (held by
+# a global, by garbage, by another module), __del__ of globals, a thread
+# that ran on, atexit functions, a last line without a newline. The files
+# each run leaves in its workspace must be the same, byte for byte.
+cat >"$TMP/ends.py" <<'EOF'
+import atexit, builtins, threading, time
+class Noisy:
+    def __del__(self):
+        print("__del__ of a global ran")  # (python3 has no open() in builtins by then)
+keep = Noisy()
+g = open("global.txt", "w")
+g.write("a global file never closed\n")
+class Cycle:
+    pass
+c = Cycle()
+c.me = c
+c.f = open("cycle.txt", "w")
+c.f.write("a file in garbage\n")
+del c
+b = open("binary.bin", "wb")
+b.write(b"\0" * 10000 + b"tail")
+builtins.held = open("held.txt", "w")
+builtins.held.write("held by another module\n")
+def later():
+    time.sleep(0.2)
+    open("thread.txt", "w").write("a thread that ran on\n")
+threading.Thread(target=later).start()
+atexit.register(lambda: open("atexit.txt", "w").write("atexit ran\n"))
+print("no newline at the end", end="")
+EOF
+# ends_files PROFILE NAME: what a run of ends.py left (status, output, files) as one JSON line
+ends_files() {
+        rm -rf "$TMP/ws-$2"
+        mkdir "$TMP/ws-$2"
+        "$ACS" --quiet --profile "$1" -w "$TMP/ws-$2" --json -- "$TMP/ends.py" >"$TMP/ends-$2.json" 2>/dev/null </dev/null
+        /usr/bin/python3 -I -S -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(json.dumps([r["exit_code"], r["stdout"]["text"], r["stderr"]["text"],
+                  sorted((f["path"], f["size"], f["sha256"]) for f in r["files"]["added"])]))' "$TMP/ends-$2.json"
+}
+a=$(ends_files unsafe-python off)
+b=$(ends_files "$TMP/warn.ini" on)
+is "$b" "$a" "the scanned program's end leaves the files and output python3's exit leaves"
+contains "$a" "held.txt" "(the unscanned run wrote the held file: the comparison has all six files)"
+is "$(json_get .scan.verdict <"$TMP/ends-on.json")" warn "(the second run was scanned)"
+
 # Without -I, python3 FILE puts the script's directory first on sys.path
 # (and -c puts ''): the bootstrap's own -c must not change that.
 printf '[profile]\ninherit = unsafe-python\n[python]\nflags = -S\n' >"$TMP/noi-off.ini"

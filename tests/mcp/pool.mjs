@@ -22,7 +22,7 @@ function essence(r) {
     stderr: s.stderr?.text,
     verdict: s.scan?.verdict,
     rules: (s.scan?.findings ?? []).map((f) => `${f.rule}:${f.line}:${f.col}`),
-    added: (s.files?.added ?? []).map((f) => f.path ?? f),
+    added: (s.files?.added ?? []).map((f) => `${f.path ?? f}:${f.size}`),
     limits: JSON.stringify(s.limits),
     confinement: JSON.stringify(s.confinement),
   };
@@ -36,6 +36,8 @@ const CASES = [
   ['timeout', { code: 'while True:\n    pass', timeout: 1 }],
   ['a file written to the workspace', { code: 'open("/workspace/out.txt", "w").write("data")\nprint("wrote")' }],
   ['syntax error', { code: 'def f(:\n  pass' }],
+  ['files never closed, a last line without newline',
+    { code: 'f = open("/workspace/open.txt", "w")\nf.write("x" * 5000)\nclass C: pass\nc = C()\nc.c = c\nc.f = open("/workspace/b.bin", "wb")\nc.f.write(b"y" * 3)\ndel c\nprint("end", end="")' }],
   ['sys.argv and orig_argv as python3 -c sets them', { code: 'import sys\nprint(sys.argv, sys.orig_argv[-1] == sys.argv[0] or sys.orig_argv[-1][:6])' }],
 ];
 
