@@ -593,6 +593,37 @@ int acs_run(const acs_run_request *req, acs_report *rep, acs_error *err)
         return r;
 }
 
+/*
+ * A pooled interpreter (acs_scan_boot_warm) gets its policy as soon as it
+ * exists -- u32 length, the policy -- and readies its scan with it while
+ * no call is there; a call is then 'C', the code, EOF. EOF instead of
+ * 'C': no call comes.
+ */
+static int send_warm_policy(int fd, const acs_profile *prof, acs_error *err)
+{
+        _cleanup_free_ char *pol = NULL;
+        size_t plen = 0;
+        int r;
+        if ((r = acs_scan_policy_pack(prof, "<string>", true, &pol, &plen)) < 0)
+                return acs_error_set(err, r, "scan", r == -E2BIG ? "the profile's [scan] lists are too long (over %d KiB)"
+                                                                 : "out of memory", ACS_SCAN_POLICY_MAX / 1024);
+        uint32_t n = (uint32_t)plen;
+        if ((r = acs_write_all(fd, &n, sizeof n)) < 0 || (r = acs_write_all(fd, pol, plen)) < 0)
+                return acs_error_errno(err, r, "scan", "passing the policy to the pooled sandbox");
+        return 0;
+}
+
+static int send_warm_call(int fd, const char *code, size_t len, acs_error *err)
+{
+        int r;
+        if ((r = acs_write_all(fd, "C", 1)) < 0 || (r = acs_write_all(fd, code, len)) < 0)
+                return acs_error_errno(err, r, "scan", "handing the code to the pooled sandbox");
+        if (shutdown(fd, SHUT_WR) < 0)
+                return acs_error_errno(err, -errno, "scan", "shutdown");
+        fcntl(fd, F_SETFL, O_NONBLOCK);
+        return 0;
+}
+
 int acs_run_warm_start(const acs_run_request *req, acs_run_warm **ret, acs_error *err)
 {
         acs_run_warm *c = malloc(sizeof *c);
@@ -604,6 +635,8 @@ int acs_run_warm_start(const acs_run_request *req, acs_run_warm **ret, acs_error
         wr.code_len = 0;
         ctx_init(c, &wr);
         int r = run_begin(c, err);
+        if (r == 0 && !wr.session && run_scans(&wr))
+                r = send_warm_policy(c->scanp[0], wr.profile, err);
         if (r != 0) {
                 run_end(c, r < 0 ? r : -EINVAL, err);
                 acs_report_done(&c->rep);
@@ -619,25 +652,6 @@ int acs_run_warm_pidfd(const acs_run_warm *w)
         return w->sb.pidfd;
 }
 
-/* u32 policy length, the policy, the code; then EOF (acs_scan_boot_warm). */
-static int send_warm_call(int fd, const acs_profile *prof, const char *code, size_t len, acs_error *err)
-{
-        _cleanup_free_ char *pol = NULL;
-        size_t plen = 0;
-        int r;
-        if ((r = acs_scan_policy_pack(prof, "<string>", true, &pol, &plen)) < 0)
-                return acs_error_set(err, r, "scan", r == -E2BIG ? "the profile's [scan] lists are too long (over %d KiB)"
-                                                                 : "out of memory", ACS_SCAN_POLICY_MAX / 1024);
-        uint32_t n = (uint32_t)plen;
-        if ((r = acs_write_all(fd, &n, sizeof n)) < 0 || (r = acs_write_all(fd, pol, plen)) < 0 ||
-            (r = acs_write_all(fd, code, len)) < 0)
-                return acs_error_errno(err, r, "scan", "handing the code to the pooled sandbox");
-        if (shutdown(fd, SHUT_WR) < 0)
-                return acs_error_errno(err, -errno, "scan", "shutdown");
-        fcntl(fd, F_SETFL, O_NONBLOCK);
-        return 0;
-}
-
 int acs_run_warm_finish(acs_run_warm *w, const char *code, size_t len, double timeout_s, int cancel_fd,
                         acs_report *rep, acs_error *err)
 {
@@ -646,7 +660,7 @@ int acs_run_warm_finish(acs_run_warm *w, const char *code, size_t len, double ti
         clock_gettime(CLOCK_REALTIME, &w->run_start);
         w->p.timeout = w->rep.limits.timeout_s = timeout_s; /* as fill_limits() would have */
         w->req.cancel_fd = cancel_fd;
-        int r = send_warm_call(w->scanp[0], w->req.profile, code, len, err);
+        int r = send_warm_call(w->scanp[0], code, len, err);
         if (r >= 0)
                 r = run_finish(w, err);
         /* the report is whole; acs_run_warm_free() reaps init after the

@@ -644,11 +644,35 @@ static void warm_parser(void)
 #define WARM_CODE_MAX (64u << 20)
 
 /*
- * warm(fd, module_fd): a pooled sandbox's interpreter. Initialise the
- * parser (the first parse builds the _ast types) while no code is here,
- * then block on fd for: u32 policy length, the policy, the code to EOF;
- * then the same as run() for -c CODE. The launcher that dies instead
- * leaves EOF: exit without running anything.
+ * What a pooled interpreter scans while it waits: most kinds of statement
+ * and expression, so that the first call's scan finds its code paths and
+ * CPython's objects ready. The result is dropped.
+ */
+static const char warm_code[] =
+        "import math\nfrom json import dumps as d\n"
+        "def f(a, *b, k=1, **kw):\n    return [x * 2 for x in range(a) if x] + list(b)\n"
+        "class C:\n    y: int = 0\n    def m(self):\n        return self.y\n"
+        "try:\n    v = f(3)\nexcept Exception as e:\n    v = None\nfinally:\n    pass\n"
+        "with open('x') as fh:\n    s = f'{v!r:>4}' + 'a%s' % (1,)\n"
+        "for i in range(2):\n    while not i:\n        break\n"
+        "print(d({'a': [1, 2.0, None]}), math.pi, C().m(), lambda q: q, (1, 2)[0], {1} | {2})\n";
+
+static void warm_scan(const acs_scan_policy *pol)
+{
+        acs_scan_result res;
+        acs_error err = {0};
+        if (acs_scan_locked(&pol->profile, warm_code, sizeof warm_code - 1, "<warm>", true, &res, &err) >= 0)
+                acs_scan_result_clear(&res);
+        PyErr_Clear();
+}
+
+/*
+ * warm(fd, module_fd): a pooled sandbox's interpreter. Read the policy
+ * (u32 length, the policy) that the launcher sends as soon as the sandbox
+ * exists, and scan warm_code with it while no code is here; then block on
+ * fd for 'C' and the code to EOF, and do the same as run() for -c CODE.
+ * The launcher that dies (or a pool that closes) leaves EOF instead of
+ * 'C': exit without running anything.
  */
 static PyObject *warm(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -656,11 +680,9 @@ static PyObject *warm(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         int fd, mod_fd, r;
         if (!fd_args(args, nargs, &fd, &mod_fd))
                 return NULL;
-        warm_parser();
-
         uint32_t plen = 0;
         if ((r = read_exact(fd, &plen, sizeof plen)) < 0)
-                _exit(r == -EPIPE ? 0 : 125); /* no call came: the pool is closing */
+                _exit(r == -EPIPE ? 0 : 125); /* the pool closed before it was ready */
         if (plen > ACS_SCAN_POLICY_MAX)
                 die(125, "scan: the policy is too large");
         char *raw = malloc(plen + 1);
@@ -673,6 +695,11 @@ static PyObject *warm(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         free(raw);
         if (r < 0 || !pol.command)
                 die(125, "scan: malformed policy from the launcher");
+        warm_scan(&pol);
+
+        char c = 0;
+        if ((r = read_exact(fd, &c, 1)) < 0 || c != 'C')
+                _exit(r == -EPIPE ? 0 : 125); /* no call came: the pool is closing */
         char *src = NULL;
         size_t len = 0;
         if ((r = read_upto(fd, WARM_CODE_MAX, &src, &len)) < 0)
