@@ -661,7 +661,8 @@ static void input_lines(mcp_server *s)
                 start = (size_t)(nl - s->in) + 1;
                 s->in_scanned = start;
         }
-        memmove(s->in, s->in + start, s->in_len - start);
+        if (start > 0) /* (a line that grows over many reads is not copied on each) */
+                memmove(s->in, s->in + start, s->in_len - start);
         s->in_len -= start;
         s->in_scanned = s->in_len;
 

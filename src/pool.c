@@ -315,10 +315,11 @@ _noreturn_ static void pool_worker(const acs_pool *pl, size_t prof, int call_fd,
 /* One line from fd into *buf (without its '\n'); false at EOF or on error. */
 static bool read_line(int fd, char **buf, size_t *len, size_t *cap)
 {
+        size_t seen = 0; /* what is seen has no newline: not searched again */
         for (;;) {
-                char *nl = *len ? memchr(*buf, '\n', *len) : NULL;
-                if (nl)
+                if (*len > seen && memchr(*buf + seen, '\n', *len - seen))
                         return true;
+                seen = *len;
                 if (*len + 4096 > *cap) {
                         size_t nc = *cap ? *cap * 2 : 65536;
                         char *b = realloc(*buf, nc);
