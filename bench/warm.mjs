@@ -12,11 +12,11 @@
 // time; the pool refills between calls that are that far apart.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { unixSocketTransport } from '../tests/mcp/transport.mjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -38,25 +38,8 @@ if (!sdkBase) {
 const sdk = (p) => import(pathToFileURL(join(sdkBase, p)).href);
 const { Client } = await sdk('client/index.js');
 const { StdioClientTransport } = await sdk('client/stdio.js');
-const { ReadBuffer, serializeMessage } = await sdk('shared/stdio.js');
 
-/* The SDK's Transport over a connected unix socket (newline-delimited JSON-RPC, as stdio). */
-class UnixSocketTransport {
-  constructor(path) { this.path = path; this.buf = new ReadBuffer(); }
-  start() {
-    return new Promise((res, rej) => {
-      this.sock = connect(this.path, res);
-      this.sock.once('error', rej);
-      this.sock.on('data', (d) => {
-        this.buf.append(d);
-        for (let m; (m = this.buf.readMessage()) !== null;) this.onmessage?.(m);
-      });
-      this.sock.on('close', () => this.onclose?.());
-    });
-  }
-  send(msg) { return new Promise((res) => this.sock.write(serializeMessage(msg), res)); }
-  async close() { this.sock?.end(); }
-}
+const UnixSocketTransport = unixSocketTransport(await sdk('shared/stdio.js'));
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -5,57 +5,26 @@
 // tests/security/files.sh as root and as nobody). Emits one TAP stream.
 // Env: ACS_BUILDDIR, ACS_SRCDIR (as for the shell tests).
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ACS, test, diag, runAll, finish, loadSdk, until, sleep } from './lib.mjs';
+import { textOf, tempDir, unixSocketTransport, warnProfile } from './transport.mjs';
 
 const MiB = 1 << 20;
-const textOf = (r) => (r?.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
-
-// A world-readable temp dir (the unprivileged run reads it too).
-function tempDir(tag) {
-  const d = mkdtempSync(join(tmpdir(), `acs-files-${tag}.`));
-  chmodSync(d, 0o755);
-  return d;
-}
 
 // The default profile's sandbox, its scan only warning: the probes plant symlinks and fifos with os.
-function probeProfile(dir) {
-  const f = join(dir, 'files-probe.ini');
-  writeFileSync(f, '[profile]\ndescription = file probes\ninherit = default\n\n[scan]\nmode = warn\n');
-  chmodSync(f, 0o644);
-  return f;
-}
+const probeProfile = (dir) => warnProfile(dir, 'files-probe', 'file probes');
 
 // PNG signature and a chunk of every byte value: what a plot would come back as.
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
   Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.from([0, 0, 0, 0, 0x49, 0x45, 0x4e, 0x44])]);
 
 async function transports(sdk) {
-  const { ReadBuffer, serializeMessage } = await import(
-    pathToFileURL(join(sdk.dir, '@modelcontextprotocol/sdk/dist/esm/shared/stdio.js')).href);
+  const UnixSocketTransport = unixSocketTransport(await import(
+    pathToFileURL(join(sdk.dir, '@modelcontextprotocol/sdk/dist/esm/shared/stdio.js')).href));
   const http = await import(
     pathToFileURL(join(sdk.dir, '@modelcontextprotocol/sdk/dist/esm/client/streamableHttp.js')).href);
-  // the SDK's Transport over a unix socket (newline-delimited JSON-RPC, as on stdio)
-  class UnixSocketTransport {
-    constructor(path) { this.path = path; this.buf = new ReadBuffer(); }
-    start() {
-      return new Promise((res, rej) => {
-        this.sock = connect(this.path, res);
-        this.sock.once('error', rej);
-        this.sock.on('data', (d) => {
-          this.buf.append(d);
-          for (let m; (m = this.buf.readMessage()) !== null;) this.onmessage?.(m);
-        });
-        this.sock.on('close', () => this.onclose?.());
-      });
-    }
-    send(msg) { return new Promise((res) => this.sock.write(serializeMessage(msg), res)); }
-    async close() { this.sock?.end(); }
-  }
   return { UnixSocketTransport, HttpTransport: http.StreamableHTTPClientTransport };
 }
 
@@ -101,7 +70,7 @@ async function roundTrip(t, c, where) {
 function registerSdk(sdk) {
   test('sdk files: stdio, serve and http', async (t) => {
     const { UnixSocketTransport, HttpTransport } = await transports(sdk);
-    const dir = tempDir('sdk');
+    const dir = tempDir('files-sdk');
     const sock = join(dir, 'serve.sock');
     const server = spawn(ACS, ['serve', '--socket', sock, '--pool', '0'], { stdio: ['ignore', 'inherit', 'inherit'] });
     const exited = new Promise((res) => server.on('exit', (code, signal) => res({ code, signal })));
@@ -147,7 +116,7 @@ function registerSdk(sdk) {
 
 function registerSecurity(sdk) {
   test('files security', async (t) => {
-    const dir = tempDir('sec');
+    const dir = tempDir('files-sec');
     const profile = probeProfile(dir);
     // a host file no sandbox can see: a naive host-side read of the upper layer would follow a symlink to it
     const hostSecret = `host-secret-${process.pid}-${Math.random().toString(36).slice(2)}`;

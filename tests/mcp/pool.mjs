@@ -4,11 +4,11 @@
 // and `acs-launch serve` over its unix socket must give the same reports.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ACS, test, until, sleep } from './lib.mjs';
+import { unixSocketTransport } from './transport.mjs';
 
 // What a report says about the run, without its timings.
 function essence(r) {
@@ -45,25 +45,8 @@ export function register(sdk) {
   const { Client, StdioClientTransport } = sdk;
 
   test('sdk pool: pooled, cold and serve reports agree', async (t) => {
-    const { ReadBuffer, serializeMessage } = await import(
-      pathToFileURL(join(sdk.dir, '@modelcontextprotocol/sdk/dist/esm/shared/stdio.js')).href);
-    // the SDK's Transport over a unix socket (newline-delimited JSON-RPC, as on stdio)
-    class UnixSocketTransport {
-      constructor(path) { this.path = path; this.buf = new ReadBuffer(); }
-      start() {
-        return new Promise((res, rej) => {
-          this.sock = connect(this.path, res);
-          this.sock.once('error', rej);
-          this.sock.on('data', (d) => {
-            this.buf.append(d);
-            for (let m; (m = this.buf.readMessage()) !== null;) this.onmessage?.(m);
-          });
-          this.sock.on('close', () => this.onclose?.());
-        });
-      }
-      send(msg) { return new Promise((res) => this.sock.write(serializeMessage(msg), res)); }
-      async close() { this.sock?.end(); }
-    }
+    const UnixSocketTransport = unixSocketTransport(await import(
+      pathToFileURL(join(sdk.dir, '@modelcontextprotocol/sdk/dist/esm/shared/stdio.js')).href));
     const stdio = async (args) => {
       const c = new Client({ name: 'acs-pool-test', version: '1' });
       await c.connect(new StdioClientTransport({ command: ACS, args, env: { ...process.env }, stderr: 'inherit' }));

@@ -6,48 +6,18 @@
 // profile, and one whose profile runs no commands refuses them clearly.
 // Emits one TAP stream. Env: ACS_BUILDDIR, ACS_SRCDIR (as for the shell tests).
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ACS, SRCDIR, test, diag, runAll, finish, loadSdk, until } from './lib.mjs';
-
-const textOf = (r) => (r?.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
-
-function tempDir(tag) {
-  const d = mkdtempSync(join(tmpdir(), `acs-sessions-${tag}.`));
-  chmodSync(d, 0o755);
-  return d;
-}
+import { textOf, tempDir, unixSocketTransport, warnProfile } from './transport.mjs';
 
 // The default profile's sandbox, its scan only warning: its Python may start processes, so commands run.
-function cmdProfile(dir) {
-  const f = join(dir, 'sess-cmd.ini');
-  writeFileSync(f, '[profile]\ndescription = session commands\ninherit = default\n\n[scan]\nmode = warn\n');
-  chmodSync(f, 0o644);
-  return f;
-}
+const cmdProfile = (dir) => warnProfile(dir, 'sess-cmd', 'session commands');
 
 async function unixTransport(sdk) {
-  const { ReadBuffer, serializeMessage } = await import(
-    pathToFileURL(join(sdk.dir, '@modelcontextprotocol/sdk/dist/esm/shared/stdio.js')).href);
-  return class UnixSocketTransport {
-    constructor(path) { this.path = path; this.buf = new ReadBuffer(); }
-    start() {
-      return new Promise((res, rej) => {
-        this.sock = connect(this.path, res);
-        this.sock.once('error', rej);
-        this.sock.on('data', (d) => {
-          this.buf.append(d);
-          for (let m; (m = this.buf.readMessage()) !== null;) this.onmessage?.(m);
-        });
-        this.sock.on('close', () => this.onclose?.());
-      });
-    }
-    send(msg) { return new Promise((res) => this.sock.write(serializeMessage(msg), res)); }
-    async close() { this.sock?.end(); }
-  };
+  return unixSocketTransport(await import(
+    pathToFileURL(join(sdk.dir, '@modelcontextprotocol/sdk/dist/esm/shared/stdio.js')).href));
 }
 
 async function stdioClient(sdk, args) {
@@ -160,7 +130,7 @@ async function cpuPerCall(t, sdk, dir) {
 
 function registerSdk(sdk) {
   test('sdk session commands', async (t) => {
-    const dir = tempDir('cmd');
+    const dir = tempDir('sessions-cmd');
     const profile = cmdProfile(dir);
     const sock = join(dir, 'serve.sock');
     const server = spawn(ACS, ['serve', '--socket', sock, '--pool', '0', '--profile', profile, '--allow-profile', 'unsafe-python'],
