@@ -10,7 +10,7 @@
  * does ("ready", "go", the exit status) and runs the code in the session's
  * worker, which keeps one sandbox (acs_run_warm_start with .session) and
  * prints each call's output, summary or report on the CLI's files as a
- * cold run prints them after its end (a session's output is not live).
+ * cold run prints them (live, session.c).
  * Idle sessions end after --session-idle, at most --max-sessions are
  * kept, a session whose call's client hangs up is ended with its sandbox,
  * and everything ends with the server (SIGTERM from the master, else the
@@ -112,11 +112,6 @@ int acs_send_with_fds(int sock, const char *buf, size_t len, const int *fds, siz
 
 /* ---- the session's worker ---------------------------------------------- */
 
-static bool same_file(int a, int b)
-{
-        struct stat sa, sb;
-        return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
 
 /* One call: print as the CLI does after a run, on the CLI's files (fds). */
 static int worker_call(acs_run_warm *w, const acs_profile *p, struct json_object *call, const int fds[2],
@@ -139,17 +134,13 @@ static int worker_call(acs_run_warm *w, const acs_profile *p, struct json_object
                 acs_error_set(&err, -ESRCH, "session", "%s", start_error);
                 status = acs_fail_before_run(&co, &err);
         } else {
-                w->req.stream = false;
+                /* live output without --json, as a cold run prints it (session.c) */
+                w->req.stream = !co.json;
                 w->req.no_patch = !co.json; /* what a cold run's report carries */
-                w->req.mark = NULL;
+                w->req.mark = co.json ? NULL : &mark;
                 r = acs_run_session_call(w, code, strlen(code), timeout, -1, &rep, &err);
-                if (!co.json) { /* not live: the clipped output, past the mark as a cold run passes it */
-                        acs_pass_through(same_file(STDOUT_FILENO, STDERR_FILENO) ? &mark : NULL,
-                                         STDOUT_FILENO, rep.out.text ? rep.out.text : "", rep.out.text_len);
-                        acs_pass_through(&mark, STDERR_FILENO, rep.err.text ? rep.err.text : "",
-                                         rep.err.text_len);
-                        acs_pass_flush(&mark, STDERR_FILENO);
-                }
+                w->req.stream = false;
+                w->req.mark = NULL;
                 status = acs_cmd_run_finish(&co, p, &mark, &rep, r, &err, -1);
         }
         fflush(stdout);
@@ -269,6 +260,10 @@ static void session_end(keeper *k, cli_session *s, bool kill_it)
         if (s->client >= 0)
                 close(s->client); /* the CLI sees the end without a status: the run failed */
         uint64_t t0 = now_ms();
+        if (kill_it && s->pid > 0) { /* before a blocking wait: its call may run for minutes */
+                (void)kill(-s->pid, SIGKILL);
+                (void)kill(s->pid, SIGKILL);
+        }
         while (s->pid > 0) {
                 pid_t r = waitpid(s->pid, NULL, kill_it ? 0 : WNOHANG);
                 if (r == s->pid || (r < 0 && errno != EINTR))

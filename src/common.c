@@ -241,6 +241,12 @@ int acs_parse_seconds(const char *s, double *ret)
         return 0;
 }
 
+bool acs_same_file(int a, int b)
+{
+        struct stat sa, sb;
+        return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int acs_fd_above_stdio(int fd)
 {
         if (fd > 2)

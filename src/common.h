@@ -54,6 +54,8 @@ char **acs_strv_copy(char *const *v);
 /* fd itself if > 2, else an O_CLOEXEC copy above 2 (fd is closed): for fds a
  * sandboxed program inherits next to its stdio. Returns the fd or -errno. */
 int acs_fd_above_stdio(int fd);
+/* Do fds a and b write to the same file or terminal? */
+bool acs_same_file(int a, int b);
 
 /*
  * The error record. Fallible functions return >= 0 on success and -errno on

@@ -108,12 +108,6 @@ static void classify(acs_report *rep, const acs_supervise_out *so)
         }
 }
 
-/* Do fds a and b write to the same file or terminal? */
-static bool same_file(int a, int b)
-{
-        struct stat sa, sb;
-        return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
 
 static int open_pipe(int fds[2], acs_error *err)
 {
@@ -444,7 +438,7 @@ static int run_finish(acs_run_warm *c, acs_error *err)
                                 .stream = req->stream, .shield = c->shield, .t_spawn = c->t_spawn,
                                 .trace_t0 = p->cfg.verbose ? c->t0 : 0, .input = &c->in,
                                 .strip_ansi = prof->ansi == ACS_ANSI_STRIP,
-                                .mark = { same_file(STDOUT_FILENO, STDERR_FILENO) ? req->mark : NULL, req->mark } };
+                                .mark = { acs_same_file(STDOUT_FILENO, STDERR_FILENO) ? req->mark : NULL, req->mark } };
         r = acs_supervise(&si, &so, err);
         if (r < 0) {
                 acs_sandbox_kill(&c->sb);

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 
@@ -21,6 +22,7 @@
 #include "scan-policy.h"
 #include "scan.h"
 #include "session-files.h"
+#include "ansi.h"
 #include "supervise.h"
 
 #define SESSION_LINE_MAX (4u << 20)
@@ -62,7 +64,15 @@ static int send_command(int fd, const char *cmd, size_t len, const char *cwd, ch
         return 0;
 }
 
-static void drain(int fd, int stream, acs_shield *sh)
+
+/* A call's output as it comes: the head live when the request streams (the CLI's sessions), as supervise.c does. */
+typedef struct live_out {
+        bool on;
+        acs_outmark *mark[2];
+        acs_term_filter filt[2], *f[2];
+} live_out;
+
+static void drain(int fd, int stream, acs_shield *sh, live_out *lo)
 {
         char buf[65536];
         for (;;) {
@@ -71,7 +81,9 @@ static void drain(int fd, int stream, acs_shield *sh)
                         continue;
                 if (n <= 0)
                         return;
-                acs_shield_feed(sh, stream, buf, (size_t)n);
+                size_t live = acs_shield_feed(sh, stream, buf, (size_t)n);
+                if (lo->on && live > 0)
+                        acs_pass_live(lo->mark[stream], stream == ACS_STDOUT ? 1 : 2, lo->f[stream], buf, live);
         }
 }
 
@@ -186,7 +198,7 @@ static int sample_cpu(acs_run_warm *w, call_state *cs)
 }
 
 /* Wait for the call's end: its "D" line, or the sandbox's. */
-static void wait_call(acs_run_warm *w, int cancel_fd, double timeout_s, call_state *cs, acs_shield *sh)
+static void wait_call(acs_run_warm *w, int cancel_fd, double timeout_s, call_state *cs, acs_shield *sh, live_out *lo)
 {
         _cleanup_close_ int timer = timeout_s > 0 ? arm(timeout_s) : -1;
         int next = sample_cpu(w, cs);
@@ -209,9 +221,9 @@ static void wait_call(acs_run_warm *w, int cancel_fd, double timeout_s, call_sta
                         continue;
                 }
                 if (p[0].revents)
-                        drain(w->outp[0], ACS_STDOUT, sh);
+                        drain(w->outp[0], ACS_STDOUT, sh, lo);
                 if (p[1].revents)
-                        drain(w->errp[0], ACS_STDERR, sh);
+                        drain(w->errp[0], ACS_STDERR, sh, lo);
                 if (p[2].revents)
                         read_lines(w->scanp[0], cs);
                 if (p[3].revents)
@@ -226,7 +238,7 @@ static void wait_call(acs_run_warm *w, int cancel_fd, double timeout_s, call_sta
 }
 
 /* The sandbox is gone or must go: kill it, take init's report of the program's status, drain. */
-static void end_sandbox(acs_run_warm *w, call_state *cs, acs_shield *sh)
+static void end_sandbox(acs_run_warm *w, call_state *cs, acs_shield *sh, live_out *lo)
 {
         acs_sandbox_kill(&w->sb);
         if (w->sb.pid > 0) {
@@ -238,8 +250,8 @@ static void end_sandbox(acs_run_warm *w, call_state *cs, acs_shield *sh)
         }
         while (!cs->sync_eof)
                 read_sync(w, cs);
-        drain(w->outp[0], ACS_STDOUT, sh);
-        drain(w->errp[0], ACS_STDERR, sh);
+        drain(w->outp[0], ACS_STDOUT, sh, lo);
+        drain(w->errp[0], ACS_STDERR, sh, lo);
 }
 
 static void classify(const call_state *cs, acs_report *rep)
@@ -295,19 +307,23 @@ static int session_run(acs_run_warm *w, const char *code, size_t len, bool comma
         _cleanup_shield_ acs_shield *sh = acs_shield_new(w->p.max_tokens, prof->ansi == ACS_ANSI_STRIP);
         if (!sh)
                 return acs_error_set(err, -ENOMEM, "session", "out of memory");
+        live_out lo = { .on = w->req.stream, .mark = { acs_same_file(STDOUT_FILENO, STDERR_FILENO) ? w->req.mark : NULL,
+                                                        w->req.mark } };
+        for (int i = 0; i < 2; i++)
+                lo.f[i] = prof->ansi == ACS_ANSI_STRIP ? &lo.filt[i] : NULL;
         if ((r = command ? send_command(w->scanp[0], code, len, cwd, env, err)
                          : send_call(w->scanp[0], prof, code, len, err)) < 0) {
-                end_sandbox(w, &cs, sh);
+                end_sandbox(w, &cs, sh, &lo);
                 return r;
         }
-        wait_call(w, cancel_fd, timeout_s, &cs, sh);
+        wait_call(w, cancel_fd, timeout_s, &cs, sh, &lo);
         if (cs.dead)
-                end_sandbox(w, &cs, sh);
+                end_sandbox(w, &cs, sh, &lo);
         else {
                 read_sync_queued(w, &cs); /* the layers' fds, if they came with this call */
                 /* the interpreter flushed its stdio before "D": all of it is in the pipes */
-                drain(w->outp[0], ACS_STDOUT, sh);
-                drain(w->errp[0], ACS_STDERR, sh);
+                drain(w->outp[0], ACS_STDOUT, sh, &lo);
+                drain(w->errp[0], ACS_STDERR, sh, &lo);
         }
         acs_scan_result sr = { 0 };
         if (cs.verdict && acs_scan_result_from_json(cs.verdict, &sr) >= 0) {
@@ -317,6 +333,14 @@ static int session_run(acs_run_warm *w, const char *code, size_t len, bool comma
         }
         classify(&cs, rep);
         acs_shield_finish(sh, &rep->out, &rep->err);
+        for (int i = ACS_STDOUT; lo.on && i <= ACS_STDERR; i++) { /* the tail past the live head, as run.c */
+                size_t n = 0;
+                _cleanup_free_ char *ep = acs_shield_epilogue(sh, i, &n);
+                if (ep && n)
+                        acs_pass_through(lo.mark[i], i == ACS_STDOUT ? 1 : 2, ep, n);
+        }
+        if (lo.on)
+                acs_pass_flush(w->req.mark, STDERR_FILENO);
         /* the workspace against the session's start: the upper layer holds every call's changes */
         r = acs_run_finish_workspace(&w->req, &w->sb, &start, -1, rep, err);
         rep->run_ms = acs_now_ms() - t0;

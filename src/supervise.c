@@ -69,7 +69,7 @@ void acs_pass_flush(acs_outmark *mark, int fd)
 /* The live head on its way to the caller's terminal: under ansi = strip
  * through the stream's filter, whose state spans reads, so that an escape
  * split between two of them is still dropped whole; then past the mark. */
-static void write_live(acs_outmark *mark, int fd, acs_term_filter *f, const char *buf, size_t len)
+void acs_pass_live(acs_outmark *mark, int fd, acs_term_filter *f, const char *buf, size_t len)
 {
         char out[ACS_TERM_FILTER_OUT(4096)];
         if (!f) {
@@ -96,7 +96,7 @@ static bool pump(int fd, int stream, const acs_supervise_in *in, acs_term_filter
                         return false;
                 size_t live = acs_shield_feed(in->shield, stream, buf, (size_t)n);
                 if (in->stream && live > 0)
-                        write_live(in->mark[stream], stream == ACS_STDOUT ? 1 : 2, in->strip_ansi ? f : NULL, buf,
+                        acs_pass_live(in->mark[stream], stream == ACS_STDOUT ? 1 : 2, in->strip_ansi ? f : NULL, buf,
                                    live);
         }
         return true;

@@ -31,6 +31,9 @@ typedef struct acs_supervise_in {
 void acs_pass_through(acs_outmark *mark, int fd, const char *buf, size_t len);
 /* At the end of the output: write what mark still holds to fd. */
 void acs_pass_flush(acs_outmark *mark, int fd);
+/* The live head on its way to fd: through f when not NULL (ansi = strip; its state spans calls), then mark. */
+struct acs_term_filter;
+void acs_pass_live(acs_outmark *mark, int fd, struct acs_term_filter *f, const char *buf, size_t len);
 
 typedef struct acs_supervise_out {
         bool have_status;   /* the program's wait status arrived from init */

@@ -264,6 +264,29 @@ check "a session's files stay in its sandbox" test $? -eq 0
 capture s9 --server "$S" --session a -c 'print(x)'
 is "$(cat "$TMP/s9.rc")" 125 "--session where the server cannot run it (another workspace): 125, never cold"
 contains "$(cat "$TMP/s9.err")" "another workspace" "--session: says why the server cannot run it"
+# a session's output is live, as a cold run's: what it flushed is on the CLI's stdout while it runs
+(cd "$ws" && exec "$ACS" --server "$S" -w "$ws" --session live --timeout 30 -c 'import time
+print("early", flush=True)
+time.sleep(20)
+print("late")' >"$TMP/live.out" 2>"$TMP/live.err" </dev/null) &
+lcli=$!
+said_early() { grep -q early "$TMP/live.out"; }
+check "--session: what the program flushed reaches the CLI's stdout while it runs" within 15 said_early
+check "--session: (the run was still going then)" kill -0 "$lcli"
+kill -KILL "$lcli"
+wait "$lcli" 2>/dev/null
+# the keeper ends that session at once (it waited for the call's end before) and takes the next run
+capture s9a --server "$S" -w "$ws" --session c -c 'print("next")'
+is "$(cat "$TMP/s9a.out")" next "--session: a CLI killed mid-call does not hold up the next session's run"
+# the cut-off run's tail: the same bytes live and at the end as through a cold run
+capture s9b --server "$S" -w "$ws" --session c -c "for i in range(3000): print('line', i)
+1 / 0"
+capture s9c --no-server -w "$ws" -c "for i in range(3000): print('line', i)
+1 / 0"
+contains "$(cat "$TMP/s9c.out")" "omitted" "(the cold run's output was clipped: the comparison has a head and a tail)"
+check "--session: a clipped output prints the same bytes as a cold run (head live, then the tail)" cmp -s "$TMP/s9b.out" "$TMP/s9c.out"
+check "--session: and the same stderr" cmp -s "$TMP/s9b.err" "$TMP/s9c.err" ||
+        diag "session: $(head -c 300 "$TMP/s9b.err") | cold: $(head -c 300 "$TMP/s9c.err")"
 capture s10 --server "$S" -w "$ws" --session a --timeout 0.5 -c 'while True: pass'
 is "$(cat "$TMP/s10.rc")" 124 "--session: a timeout is 124"
 capture s11 --server "$S" -w "$ws" --session a -c 'print(x)'
