@@ -32,6 +32,9 @@ if [ "${1:-}" != "--no-deps" ]; then
                 python3-numpy python3-pandas python3-matplotlib python3-pytest python3-venv \
                 systemd apparmor podman runc debhelper fakeroot lintian \
                 clang libclang-rt-dev >/dev/null
+        # acs-init for aarch64 too (tests/unit/test-init runs it under qemu): on amd64 hosts
+        [ "$(dpkg --print-architecture)" != amd64 ] ||
+                apt-get install -y -qq --no-install-recommends gcc-aarch64-linux-gnu qemu-user >/dev/null
         command -v node >/dev/null 2>&1 || apt-get install -y -qq --no-install-recommends nodejs >/dev/null
         command -v npm >/dev/null 2>&1 || apt-get install -y -qq --no-install-recommends npm >/dev/null
 fi

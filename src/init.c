@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * acs-init: the sandbox's pid 1 in the fast path (x86-64). The launcher's
+ * acs-init: the sandbox's pid 1 (x86-64 and aarch64). The launcher's
  * child sets the sandbox up inside the launcher's own address space (a
  * vfork-style clone: no page tables copied), starts the program, and then
  * execs this tiny freestanding binary, which releases the launcher and
@@ -24,17 +24,19 @@
  */
 #include "sync-proto.h"
 
-#define SYS_sendto 44
-#define SYS_kill 62
 #define SIGKILL 9
 #define ECHILD 10
-#define SYS_exit_group 231
-#define SYS_wait4 61
-#define SYS_prctl 157
 #define PR_SET_DUMPABLE 4
 #define EINTR 4
 #define WALL 0x40000000
 #define MSG_NOSIGNAL 0x4000
+
+#if defined(__x86_64__)
+#define SYS_sendto 44
+#define SYS_kill 62
+#define SYS_exit_group 231
+#define SYS_wait4 61
+#define SYS_prctl 157
 
 static long sys6(long n, long a, long b, long c, long d, long e, long f)
 {
@@ -48,6 +50,49 @@ static long sys6(long n, long a, long b, long c, long d, long e, long f)
                          : "rcx", "r11", "memory");
         return ret;
 }
+
+/* The kernel's entry: the stack pointer points at argc (the x86-64 ELF ABI). */
+__asm__(".text\n"
+        ".global _start\n"
+        "_start:\n"
+        "        mov %rsp, %rdi\n"
+        "        and $-16, %rsp\n"
+        "        call acs_init_main\n"
+        "        hlt\n");
+#elif defined(__aarch64__)
+/* asm-generic numbers */
+#define SYS_sendto 206
+#define SYS_kill 129
+#define SYS_exit_group 94
+#define SYS_wait4 260
+#define SYS_prctl 167
+
+static long sys6(long n, long a, long b, long c, long d, long e, long f)
+{
+        register long x8 __asm__("x8") = n;
+        register long x0 __asm__("x0") = a;
+        register long x1 __asm__("x1") = b;
+        register long x2 __asm__("x2") = c;
+        register long x3 __asm__("x3") = d;
+        register long x4 __asm__("x4") = e;
+        register long x5 __asm__("x5") = f;
+        __asm__ volatile("svc #0"
+                         : "+r"(x0)
+                         : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+                         : "memory");
+        return x0;
+}
+
+/* The kernel's entry: sp points at argc and is 16-byte aligned (the AArch64 ELF ABI). */
+__asm__(".text\n"
+        ".global _start\n"
+        "_start:\n"
+        "        mov x0, sp\n"
+        "        bl acs_init_main\n"
+        "        brk #0\n");
+#else
+#error "acs-init is written for x86-64 and aarch64 (configure builds it only there)"
+#endif
 
 static long to_long(const char *s)
 {
@@ -108,11 +153,3 @@ __attribute__((noreturn, used)) void acs_init_main(long *sp)
         sys6(SYS_exit_group, 0, 0, 0, 0, 0, 0);
         __builtin_unreachable();
 }
-
-__asm__(".text\n"
-        ".global _start\n"
-        "_start:\n"
-        "        mov %rsp, %rdi\n"
-        "        and $-16, %rsp\n"
-        "        call acs_init_main\n"
-        "        hlt\n");

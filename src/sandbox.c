@@ -484,7 +484,7 @@ static _noreturn_ void exec_init(child_ctx *c, int init_fd, pid_t program)
 }
 
 /*
- * pid 1 where no acs-init is built in (not x86-64): reap everything; once
+ * pid 1 where no acs-init is built in (neither x86-64 nor aarch64): reap everything; once
  * the program has ended, kill the rest, reap it, report the program's wait
  * status and CPU time and the sandbox's usage, exit. The same steps as
  * src/init.c (see sync-proto.h for why nothing may be left).
@@ -738,7 +738,11 @@ bool acs_sandbox_init_image(void)
 
 bool acs_sandbox_fast_clone(void)
 {
+#if defined(__x86_64__) /* acs_clone3 (clone3.c) runs a function on a new stack only here */
         return !real_root() && init_blob != NULL && !getenv("ACS_NO_FAST_CLONE") && !ACS_ASAN;
+#else
+        return false;
+#endif
 }
 
 static int child_trampoline(void *arg)

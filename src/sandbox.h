@@ -99,8 +99,8 @@ typedef struct acs_sandbox {
 /* The vfork-style clone with the embedded pid 1 (an ordinary user, x86-64;
  * ACS_NO_FAST_CLONE unset), else the fork-style one. */
 bool acs_sandbox_fast_clone(void);
-/* Whether pid 1 execs the embedded acs-init (built in on x86-64), in either
- * path; elsewhere the clone's own reap loop is pid 1. */
+/* Whether pid 1 execs the embedded acs-init (built in on x86-64 and
+ * aarch64), in either path; elsewhere the clone's own reap loop is pid 1. */
 bool acs_sandbox_init_image(void);
 int acs_sandbox_spawn(const acs_sandbox_cfg *cfg, acs_sandbox *ret, acs_error *err);
 /* Read one message; returns its type, 0 on EOF, -errno. Fills status (+ the
