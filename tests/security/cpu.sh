@@ -16,8 +16,10 @@ def spin(i):
     while True:
         t = time.process_time()
         if t - last >= 0.02:
-            with open("/out/spin-%d" % i, "w") as f:
+            # renamed into place: a kill between the open and the write leaves the last value
+            with open("/out/.spin-%d" % i, "w") as f:
                 f.write("%.3f" % t)
+            os.replace("/out/.spin-%d" % i, "/out/spin-%d" % i)
             last = t
 for i in range(1, n):
     if os.fork() == 0:
@@ -34,7 +36,7 @@ total_cpu() {
 
 # spin N CPU DESC: N spinners under a profile with cpu = CPU stay within it; status cpu
 spin() {
-        rm -f "$TMP"/out/spin-*
+        rm -f "$TMP"/out/spin-* "$TMP"/out/.spin-*
         printf '[profile]\ninherit = unsafe-python\n[limits]\ncpu = %s\ntimeout = 60\n' "$2" >"$TMP/cpu$2.ini"
         chmod 0644 "$TMP/cpu$2.ini"
         run_acs --profile "$TMP/cpu$2.ini" --json --bind "$TMP/out" /out -- "$TMP/spin.py" "$1"
