@@ -498,12 +498,7 @@ static int run_finish(acs_run_warm *c, acs_error *err)
         rep->sys_ms = (double)so.ru.ru_stime.tv_sec * 1e3 + (double)so.ru.ru_stime.tv_usec / 1e3;
         rep->max_rss_kb = so.ru.ru_maxrss;
         if (req->stream)
-                for (int s = ACS_STDOUT; s <= ACS_STDERR; s++) {
-                        size_t len = 0;
-                        _cleanup_free_ char *ep = acs_shield_epilogue(c->shield, s, &len);
-                        if (ep && len)
-                                acs_pass_through(si.mark[s], s == ACS_STDOUT ? 1 : 2, ep, len);
-                }
+                acs_pass_epilogue(c->shield, si.mark);
         if (so.launcher_signal)
                 rep->signal = so.launcher_signal;
         r = 0;

@@ -333,14 +333,10 @@ static int session_run(acs_run_warm *w, const char *code, size_t len, bool comma
         }
         classify(&cs, rep);
         acs_shield_finish(sh, &rep->out, &rep->err);
-        for (int i = ACS_STDOUT; lo.on && i <= ACS_STDERR; i++) { /* the tail past the live head, as run.c */
-                size_t n = 0;
-                _cleanup_free_ char *ep = acs_shield_epilogue(sh, i, &n);
-                if (ep && n)
-                        acs_pass_through(lo.mark[i], i == ACS_STDOUT ? 1 : 2, ep, n);
-        }
-        if (lo.on)
+        if (lo.on) {
+                acs_pass_epilogue(sh, lo.mark);
                 acs_pass_flush(w->req.mark, STDERR_FILENO);
+        }
         /* the workspace against the session's start: the upper layer holds every call's changes */
         r = acs_run_finish_workspace(&w->req, &w->sb, &start, -1, rep, err);
         rep->run_ms = acs_now_ms() - t0;

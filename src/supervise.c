@@ -66,6 +66,16 @@ void acs_pass_flush(acs_outmark *mark, int fd)
                 acs_outmark_flush(mark, emit_fd, &fd);
 }
 
+void acs_pass_epilogue(acs_shield *sh, acs_outmark *const mark[2])
+{
+        for (int s = ACS_STDOUT; s <= ACS_STDERR; s++) {
+                size_t len = 0;
+                _cleanup_free_ char *ep = acs_shield_epilogue(sh, s, &len);
+                if (ep && len)
+                        acs_pass_through(mark[s], s == ACS_STDOUT ? 1 : 2, ep, len);
+        }
+}
+
 /* The live head on its way to the caller's terminal: under ansi = strip
  * through the stream's filter, whose state spans reads, so that an escape
  * split between two of them is still dropped whole; then past the mark. */

@@ -33,6 +33,8 @@ void acs_pass_through(acs_outmark *mark, int fd, const char *buf, size_t len);
 void acs_pass_flush(acs_outmark *mark, int fd);
 /* The live head on its way to fd: through f when not NULL (ansi = strip; its state spans calls), then mark. */
 struct acs_term_filter;
+/* After a streamed run: what the shield kept past the live head (the tail), to fds 1 and 2 through marks. */
+void acs_pass_epilogue(acs_shield *sh, acs_outmark *const mark[2]);
 void acs_pass_live(acs_outmark *mark, int fd, struct acs_term_filter *f, const char *buf, size_t len);
 
 typedef struct acs_supervise_out {
