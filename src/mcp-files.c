@@ -116,19 +116,25 @@ int acs_files_parse(acs_sessions *S, const char *session, struct json_object *pa
         if (w) {
                 if (!json_object_object_get_ex(args, "content", &v) || !json_object_is_type(v, json_type_string))
                         return bad(msg, size, -EINVAL, "write_file needs \"content\" (a string)");
-                c->code_len = (size_t)json_object_get_string_len(v);
+                /* the file's own bytes from here on: decoded once, never escaped again (pool.h's frame) */
+                size_t len = (size_t)json_object_get_string_len(v);
                 uint8_t *raw = NULL;
-                long n = c->base64 ? decode64(json_object_get_string(v), c->code_len, ACS_SESSION_FILE_MAX, &raw)
-                                   : (long)c->code_len;
-                free(raw);
+                long n = c->base64 ? decode64(json_object_get_string(v), len, ACS_SESSION_FILE_MAX, &raw) : (long)len;
                 if (n == -EINVAL)
                         return bad(msg, size, -EINVAL, "\"content\" is not valid base64");
-                if (n == -EFBIG || (size_t)n > ACS_SESSION_FILE_MAX)
+                if (n == -EFBIG || (size_t)n > ACS_SESSION_FILE_MAX) {
+                        free(raw);
                         return bad(msg, size, -EFBIG, "\"content\" is larger than %s: files in and out are capped",
                                    "2 MiB");
-                if (n < 0 || !(c->code = malloc(c->code_len + 1)))
+                }
+                if (n < 0)
                         return -ENOMEM;
-                memcpy(c->code, json_object_get_string(v), c->code_len + 1);
+                if (!raw && (raw = malloc(len + 1)))
+                        memcpy(raw, json_object_get_string(v), len + 1);
+                if (!raw)
+                        return -ENOMEM;
+                c->code = (char *)raw;
+                c->code_len = (size_t)n;
         }
         if (!(c->path = strdup(path)))
                 return -ENOMEM;
@@ -151,20 +157,15 @@ struct json_object *acs_files_call(acs_run_warm *w, const acs_mcp_call *c)
 {
         bool write = c->tool == ACS_TOOL_WRITE_FILE;
         const char *rel = acs_session_file_rel(c->path, strlen(c->path));
-        _cleanup_free_ uint8_t *raw = NULL;
         _cleanup_free_ char *data = NULL, *enc = NULL, *full = NULL;
         size_t len = c->code_len, out_len = 0;
         acs_error err = { 0 };
         char msg[4400];
         if (!rel || asprintf(&full, "/workspace/%s", rel) < 0)
                 return acs_mcp_error_result("\"path\": not a file in /workspace");
-        if (write && c->base64) {
-                long n = decode64(c->code, c->code_len, ACS_SESSION_FILE_MAX, &raw);
-                if (n < 0)
-                        return acs_mcp_error_result("\"content\" is not valid base64, or larger than 2 MiB");
-                len = (size_t)n;
-        }
-        if (acs_run_session_file(w, write, c->path, write ? (raw ? (void *)raw : c->code) : NULL, write ? len : 0,
+        if (write && len > ACS_SESSION_FILE_MAX)
+                return acs_mcp_error_result("\"content\" is larger than 2 MiB");
+        if (acs_run_session_file(w, write, c->path, write ? c->code : NULL, write ? len : 0,
                                  &data, &out_len, &err) < 0) {
                 snprintf(msg, sizeof msg, "%s", err.msg);
                 return acs_mcp_error_result(msg);

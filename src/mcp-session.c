@@ -14,7 +14,7 @@
 #include "mcp-session.h"
 #include "pool.h"
 
-/* How long a call's line may take to go into an idle worker (which may still be making its sandbox). */
+/* How long a call's frame may take to go into an idle worker (which may still be making its sandbox). */
 #define SESSION_SEND_MS 10000
 
 typedef struct mcp_sess {
@@ -76,9 +76,12 @@ bool acs_sessions_exists(acs_sessions *S, const char *id)
         return S && id && find(S, id);
 }
 
-/* Write the call's line whole; a long one (a file for write_file) waits for the worker to read it. */
-static int send_line(int fd, const char *line, size_t len)
+/* Write the call's frame whole; a long one (a file for write_file) waits for the worker to read it. */
+static int send_frame(int fd, const char *line, size_t len)
 {
+        /* a MiB pipe (the unprivileged maximum) passes a 2 MiB file in 3 wake-ups, not 40 */
+        if (len > 65536 && fcntl(fd, F_GETPIPE_SZ) < (1 << 20))
+                (void)fcntl(fd, F_SETPIPE_SZ, 1 << 20);
         uint64_t deadline = now_ms() + SESSION_SEND_MS;
         for (size_t off = 0; off < len;) {
                 ssize_t n = write(fd, line + off, len - off);
@@ -126,13 +129,12 @@ int acs_sessions_call(acs_sessions *S, const char *id, const acs_mcp_call *c, pi
         }
         if (s->busy)
                 return -EBUSY;
-        _cleanup_free_ char *line = NULL;
-        int r = acs_pool_call_to_line(c, &line);
+        _cleanup_free_ char *frame = NULL;
+        size_t len = 0;
+        int r = acs_pool_call_to_frame(c, NULL, &frame, &len);
         if (r < 0)
                 return r;
-        size_t len = strlen(line);
-        line[len] = '\n';
-        if ((r = send_line(s->call_fd, line, len + 1)) < 0) {
+        if ((r = send_frame(s->call_fd, frame, len)) < 0) {
                 end(s); /* a worker that takes no call: the session is over */
                 return r;
         }

@@ -9,8 +9,8 @@
  * from there on is exactly an `acs-launch mcp` call worker. Nothing but
  * one call ever reaches a pooled sandbox.
  *
- * The call goes over the pipe as one JSON line written whole into an empty
- * pipe (calls longer than its capacity run cold), so the server never
+ * The call goes over the pipe as one frame (pool.h) written whole into an
+ * empty pipe (calls longer than its capacity run cold), so the server never
  * blocks on a worker that is still starting. Pool workers are in their
  * own process groups, die with the server (PR_SET_PDEATHSIG) and take
  * their sandboxes with them.
@@ -59,13 +59,13 @@ struct acs_pool {
 
 /* ---- the call on the wire ---------------------------------------------- */
 
-int acs_pool_call_to_line(const acs_mcp_call *c, char **ret)
+int acs_pool_call_to_frame(const acs_mcp_call *c, const char *cli, char **ret, size_t *ret_len)
 {
         struct json_object *o = json_object_new_object();
         if (!o)
                 return -ENOMEM;
         json_object_object_add(o, "tool", json_object_new_int(c->tool));
-        json_object_object_add(o, "code", json_object_new_string_len(c->code ? c->code : "", (int)c->code_len));
+        json_object_object_add(o, "code_len", json_object_new_uint64(c->code_len));
         if (c->has_timeout)
                 json_object_object_add(o, "timeout", json_object_new_double(c->timeout));
         if (c->profile)
@@ -92,9 +92,25 @@ int acs_pool_call_to_line(const acs_mcp_call *c, char **ret)
                 json_object_object_add(o, "path", json_object_new_string(c->path));
         if (c->base64)
                 json_object_object_add(o, "base64", json_object_new_boolean(1));
-        *ret = acs_jrpc_to_line(o);
+        _cleanup_free_ char *head = acs_jrpc_to_line(o);
         json_object_put(o);
-        return *ret ? 0 : -ENOMEM;
+        if (!head)
+                return -ENOMEM;
+        size_t hl = strlen(head);
+        /* "{...}" -> "{...,"cli":CLI}": the CLI's part (serve-cli.h), JSON already */
+        size_t cl = cli ? strlen(cli) + sizeof ",\"cli\":" - 1 : 0;
+        char *f = malloc(hl + cl + 1 + c->code_len);
+        if (!f)
+                return -ENOMEM;
+        char *q = mempcpy(f, head, hl - (cli ? 1 : 0));
+        if (cli)
+                q = stpcpy(stpcpy(q, ",\"cli\":"), cli), *q++ = '}';
+        *q++ = '\n';
+        if (c->code_len)
+                q = mempcpy(q, c->code, c->code_len);
+        *ret = f;
+        *ret_len = (size_t)(q - f);
+        return 0;
 }
 
 static bool get_u64(struct json_object *o, const char *k, uint64_t *v)
@@ -106,20 +122,39 @@ static bool get_u64(struct json_object *o, const char *k, uint64_t *v)
         return true;
 }
 
-int acs_pool_call_from_line(const char *line, acs_mcp_call *ret)
+int acs_pool_call_from_frame(const char *buf, size_t len, acs_mcp_call *ret, size_t *ret_used)
 {
-        struct json_object *o = json_tokener_parse(line), *x;
+        const char *nl = memchr(buf, '\n', len);
+        *ret_used = 0;
+        if (!nl)
+                return len > ACS_POOL_HEADER_MAX ? -EINVAL : 0;
+        size_t hl = (size_t)(nl - buf);
+        struct json_tokener *tok = json_tokener_new();
+        if (!tok)
+                return -ENOMEM;
+        struct json_object *o = json_tokener_parse_ex(tok, buf, (int)hl), *x;
+        bool whole = o && json_tokener_get_parse_end(tok) == hl;
+        json_tokener_free(tok);
         acs_mcp_call c = { 0 };
+        uint64_t code_len = 0;
         int r = -EINVAL;
-        if (!o || !json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "tool", &x))
+        if (!whole || hl > ACS_POOL_HEADER_MAX || !json_object_is_type(o, json_type_object) ||
+            !json_object_object_get_ex(o, "tool", &x) || !json_object_object_get_ex(o, "code_len", &x) ||
+            !json_object_is_type(x, json_type_int) || json_object_get_int64(x) < 0 ||
+            (code_len = json_object_get_uint64(x)) > ACS_POOL_CODE_MAX)
                 goto out;
+        *ret_used = hl + 1 + (size_t)code_len;
+        if (len < *ret_used) {
+                r = 0; /* the header is whole: *ret_used says how much more to read */
+                goto out;
+        }
+        json_object_object_get_ex(o, "tool", &x);
         c.tool = (acs_mcp_tool)json_object_get_int(x);
-        if (!json_object_object_get_ex(o, "code", &x) || !json_object_is_type(x, json_type_string))
-                goto out;
-        c.code_len = (size_t)json_object_get_string_len(x);
+        c.code_len = (size_t)code_len;
         if (!(c.code = malloc(c.code_len + 1)))
                 goto nomem;
-        memcpy(c.code, json_object_get_string(x), c.code_len + 1);
+        memcpy(c.code, nl + 1, c.code_len);
+        c.code[c.code_len] = '\0';
         if ((c.has_timeout = json_object_object_get_ex(o, "timeout", &x)))
                 c.timeout = json_object_get_double(x);
         if (json_object_object_get_ex(o, "profile", &x) && !(c.profile = strdup(json_object_get_string(x))))
@@ -140,7 +175,7 @@ int acs_pool_call_from_line(const char *line, acs_mcp_call *ret)
         c.base64 = json_object_object_get_ex(o, "base64", &x) && json_object_get_boolean(x);
         *ret = c;
         c = (acs_mcp_call){ 0 };
-        r = 0;
+        r = 1;
         goto out;
 nomem:
         r = -ENOMEM;
@@ -179,7 +214,7 @@ static void warm_options(const acs_options *o, acs_options *ro)
 }
 
 /* Wait for the call; false when the sandbox died first or the server closed the pipe. */
-static bool wait_call(int call_fd, int pidfd, char **ret)
+static bool wait_call(int call_fd, int pidfd, char **ret, size_t *ret_len)
 {
         struct pollfd p[2] = { { .fd = call_fd, .events = POLLIN }, { .fd = pidfd, .events = POLLIN } };
         while (poll(p, pidfd >= 0 ? 2 : 1, -1) < 0)
@@ -187,16 +222,17 @@ static bool wait_call(int call_fd, int pidfd, char **ret)
                         return false;
         if (!(p[0].revents & (POLLIN | POLLHUP)))
                 return false; /* the sandbox ended while it waited: replaced by the server */
-        /* the server's own line, bounded by its 16 MiB request bound and then some */
+        /* the server's own frame, bounded by its 16 MiB request bound and then some */
         char *buf = NULL;
         size_t len = 0;
-        if (acs_read_all(call_fd, 64u << 20, &buf, &len) < 0)
+        if (acs_read_all(call_fd, ACS_POOL_HEADER_MAX + ACS_POOL_CODE_MAX, &buf, &len) < 0)
                 return false;
         if (len == 0) {
                 free(buf);
                 return false; /* EOF without a call: the pool is closing */
         }
         *ret = buf;
+        *ret_len = len;
         return true;
 }
 
@@ -284,11 +320,14 @@ _noreturn_ static void pool_worker(const acs_pool *pl, size_t prof, int call_fd,
                         w = NULL; /* the call runs cold, and says what failed */
                 }
         }
-        if (!wait_call(call_fd, w ? acs_run_warm_pidfd(w) : -1, &line) || acs_pool_call_from_line(line, &c) < 0) {
+        size_t len = 0, used = 0;
+        if (!wait_call(call_fd, w ? acs_run_warm_pidfd(w) : -1, &line, &len) ||
+            acs_pool_call_from_frame(line, len, &c, &used) != 1 || used != len) {
                 acs_run_warm_free(w); /* its cgroup too: nothing of it is left */
                 _exit(3);
         }
         close(call_fd);
+        *strchr(line, '\n') = '\0'; /* the header: serve-cli.c reads its "cli" */
         /* `acs-launch --server`: the CLI's run, on its stdout and stderr (does not return) */
         acs_serve_cli_worker(line, fd_sock, w, p, &c, cancel_fd, result_fd);
         free(line);
@@ -312,27 +351,31 @@ _noreturn_ static void pool_worker(const acs_pool *pl, size_t prof, int call_fd,
 
 /* ---- a session's worker ------------------------------------------------ */
 
-/* One line from fd into *buf (without its '\n'); false at EOF or on error. */
-static bool read_line(int fd, char **buf, size_t *len, size_t *cap)
+/*
+ * The next call from fd (its frame at the start of *buf, *len bytes read so
+ * far): 1 with *c, 0 at EOF or on error, < 0 a frame that is not a call
+ * (the stream is lost). The frame's own size is read, not doubled into.
+ */
+static int read_frame(int fd, char **buf, size_t *len, size_t *cap, acs_mcp_call *c, size_t *used)
 {
-        size_t seen = 0; /* what is seen has no newline: not searched again */
         for (;;) {
-                if (*len > seen && memchr(*buf + seen, '\n', *len - seen))
-                        return true;
-                seen = *len;
-                if (*len + 4096 > *cap) {
-                        size_t nc = *cap ? *cap * 2 : 65536;
+                int r = acs_pool_call_from_frame(*buf ? *buf : "", *len, c, used);
+                if (r != 0)
+                        return r;
+                size_t want = *used ? *used : *len + 65536;
+                if (want > *cap) {
+                        size_t nc = *used ? want : *cap * 2 > want ? *cap * 2 : want;
                         char *b = realloc(*buf, nc);
                         if (!b)
-                                return false;
+                                return 0;
                         *buf = b;
                         *cap = nc;
                 }
-                ssize_t n = read(fd, *buf + *len, *cap - *len - 1);
+                ssize_t n = read(fd, *buf + *len, *cap - *len);
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n <= 0)
-                        return false;
+                        return 0;
                 *len += (size_t)n;
         }
 }
@@ -486,22 +529,25 @@ _noreturn_ static void session_worker(const acs_options *o, const acs_mcp_policy
         char *buf = NULL;
         size_t len = 0, bcap = 0;
         acs_delta_snapshot prev = { 0 }; /* the session's start: nothing changed */
-        while (read_line(call_fd, &buf, &len, &bcap)) {
-                char *nl = memchr(buf, '\n', len);
-                *nl = '\0';
-                acs_mcp_call c = { 0 };
+        acs_mcp_call c = { 0 };
+        size_t used = 0;
+        int fr;
+        while ((fr = read_frame(call_fd, &buf, &len, &bcap, &c, &used)) != 0) {
                 struct json_object *res =
-                        acs_pool_call_from_line(buf, &c) < 0 ? acs_mcp_error_result("bad call")
-                        : !w                                   ? acs_mcp_error_result(msg)
+                        fr < 0 ? acs_mcp_error_result("bad call")
+                        : !w   ? acs_mcp_error_result(msg)
                         : c.tool == ACS_TOOL_WRITE_FILE || c.tool == ACS_TOOL_READ_FILE ? acs_files_call(w, &c)
                                                                                         : session_call(w, &ro, p, pol, name, &c, &prev);
                 acs_mcp_call_done(&c);
-                size_t used = (size_t)(nl - buf) + 1;
-                memmove(buf, nl + 1, len - used);
-                len -= used;
+                c = (acs_mcp_call){ 0 };
+                if (fr > 0) {
+                        memmove(buf, buf + used, len - used);
+                        len -= used;
+                }
                 char *line = res ? acs_jrpc_to_line(res) : NULL;
                 json_object_put(res);
-                if (!line || acs_write_all(result_fd, line, strlen(line)) < 0 || acs_write_all(result_fd, "\n", 1) < 0)
+                if (!line || acs_write_all(result_fd, line, strlen(line)) < 0 || acs_write_all(result_fd, "\n", 1) < 0 ||
+                    fr < 0) /* not a frame: where the next one starts is lost with it */
                         break;
                 free(line);
         }
@@ -707,8 +753,8 @@ void acs_pool_reap(acs_pool *pl)
         }
 }
 
-/* The first slot that fits c, and its call line (with cli, serve-cli.h's part); NULL: none. */
-static pool_slot **find_slot(acs_pool *pl, const acs_mcp_call *c, const char *cli, char **ret_line)
+/* The first slot that fits c, and its call's frame (with cli, serve-cli.h's part); NULL: none. */
+static pool_slot **find_slot(acs_pool *pl, const acs_mcp_call *c, const char *cli, char **ret_line, size_t *ret_len)
 {
         if (!pl)
                 return NULL;
@@ -716,31 +762,24 @@ static pool_slot **find_slot(acs_pool *pl, const acs_mcp_call *c, const char *cl
         while (*pp && !call_fits(pl->policy, pl->names[(*pp)->prof], c))
                 pp = &(*pp)->next;
         char *line = NULL;
-        if (!*pp || acs_pool_call_to_line(c, &line) < 0)
+        size_t len = 0;
+        if (!*pp || acs_pool_call_to_frame(c, cli, &line, &len) < 0)
                 return NULL;
-        size_t len = strlen(line);
-        if (cli) { /* "{...}" -> "{...,"cli":CLI}" */
-                char *l = NULL;
-                if (asprintf(&l, "%.*s,\"cli\":%s}", (int)len - 1, line, cli) < 0)
-                        l = NULL;
-                free(line);
-                if (!(line = l))
-                        return NULL;
-                len = strlen(line);
-        }
         int cap = fcntl((*pp)->call_fd, F_GETPIPE_SZ);
         if (cap < 0 || len > (size_t)cap) {
                 free(line); /* it would not fit the empty pipe in one write: cold */
                 return NULL;
         }
         *ret_line = line;
+        *ret_len = len;
         return pp;
 }
 
 bool acs_pool_ready_for(acs_pool *pl, const acs_mcp_call *c, const char *cli)
 {
         _cleanup_free_ char *line = NULL;
-        return find_slot(pl, c, cli, &line) != NULL;
+        size_t len;
+        return find_slot(pl, c, cli, &line, &len) != NULL;
 }
 
 int acs_pool_take(acs_pool *pl, const acs_mcp_call *c, pid_t *pid, int *out_fd, int *cancel_fd)
@@ -752,10 +791,10 @@ int acs_pool_take_cli(acs_pool *pl, const acs_mcp_call *c, const char *cli, cons
                       int *out_fd, int *cancel_fd)
 {
         _cleanup_free_ char *line = NULL;
-        pool_slot **pp = find_slot(pl, c, cli, &line);
+        size_t len = 0;
+        pool_slot **pp = find_slot(pl, c, cli, &line, &len);
         if (!pp)
                 return -ENOENT;
-        size_t len = strlen(line);
         pool_slot *s = unlink_slot(pl, pp);
         int r = 0;
         if (fds) { /* before the call: the worker takes them when it reads it */

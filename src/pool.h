@@ -43,7 +43,7 @@ void acs_pool_reap(acs_pool *pl);
 int acs_pool_take(acs_pool *pl, const acs_mcp_call *c, pid_t *pid, int *out_fd, int *cancel_fd);
 /*
  * The same for a CLI's run (serve-cli.h): cli (JSON) rides along in the
- * call line and fds (its stdout and stderr) go to the worker first.
+ * call's frame and fds (its stdout and stderr) go to the worker first.
  * acs_pool_ready_for: would a take of that call find a worker now?
  */
 int acs_pool_take_cli(acs_pool *pl, const acs_mcp_call *c, const char *cli, const int *fds, pid_t *pid,
@@ -55,13 +55,26 @@ void acs_pool_free(acs_pool *pl);
 /*
  * A session's worker (sessions, issue 14): forked with a sandbox of
  * profile name (NULL: the server's) whose interpreter takes call after
- * call; each call line written to *ret_call_fd (persistent) gets one result
+ * call; each call's frame written to *ret_call_fd (persistent) gets one result
  * line on *ret_out_fd (non-blocking). EOF on the call pipe ends it and its
  * sandbox. Returns its pid (its own process group) or -errno.
  */
 pid_t acs_pool_session_start(const acs_options *o, const acs_mcp_policy *pol, const char *name, const sigset_t *mask,
                              pid_t server, int *ret_call_fd, int *ret_out_fd);
 
-/* The worker (in the child after fork); exported for tests of the wire format. */
-int acs_pool_call_to_line(const acs_mcp_call *c, char **ret);
-int acs_pool_call_from_line(const char *line, acs_mcp_call *ret);
+/*
+ * The call on the wire, server -> worker: one JSON header line without the
+ * code ({"tool":1,"code_len":N,...}, with cli: serve-cli.h's "cli" member
+ * too), '\n', then the code's N bytes as they are. The code is neither
+ * escaped nor parsed on its way: a 2 MiB write_file is one copy.
+ * Exported for tests of the wire format.
+ */
+#define ACS_POOL_HEADER_MAX ((size_t)1 << 20)
+#define ACS_POOL_CODE_MAX ((size_t)64 << 20)
+int acs_pool_call_to_frame(const acs_mcp_call *c, const char *cli, char **ret, size_t *ret_len);
+/*
+ * 1: buf starts with a whole frame, *ret the call, *ret_used the frame's
+ * length; 0: not whole yet (*ret_used: the frame's length once the header
+ * is whole, else 0); < 0: not a frame.
+ */
+int acs_pool_call_from_frame(const char *buf, size_t len, acs_mcp_call *ret, size_t *ret_used);

@@ -5,6 +5,7 @@
 // tests/security/files.sh as root and as nobody). Emits one TAP stream.
 // Env: ACS_BUILDDIR, ACS_SRCDIR (as for the shell tests).
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -210,6 +211,19 @@ function registerSecurity(sdk) {
       t.is(r.structuredContent?.size, 2 * MiB, 'control: a 2 MiB file comes out');
       r = await py('a', 'print("still alive")');
       t.is(r.structuredContent?.stdout?.text, 'still alive\n', 'the session goes on after the cap');
+
+      // 2 MiB of every byte value, newlines and NULs among them, twice in a row:
+      // the server hands the bytes on raw after a header line (pool.h's frame)
+      const every = Buffer.alloc(2 * MiB);
+      for (let i = 0; i < every.length; i++) every[i] = (i * 131 + (i >> 9)) & 0xff;
+      const sha = createHash('sha256').update(every).digest('hex');
+      r = await call('write_file', { session: 'a', path: 'every1.bin', content: every.toString('base64'), encoding: 'base64' });
+      const r2 = await call('write_file', { session: 'a', path: 'every2.bin', content: every.toString('base64'), encoding: 'base64' });
+      t.ok(!r.isError && !r2.isError && r2.structuredContent?.size === 2 * MiB, 'two 2 MiB binary files go in one after the other', r2);
+      r = await py('a', 'import hashlib\nprint(*(hashlib.sha256(open(f, "rb").read()).hexdigest() for f in ("every1.bin", "every2.bin")))');
+      t.is(r.structuredContent?.stdout?.text, `${sha} ${sha}\n`, 'the code sees both byte for byte');
+      r = await call('read_file', { session: 'a', path: 'every2.bin', encoding: 'base64' });
+      t.ok(r.structuredContent?.content === every.toString('base64'), 'and read_file returns them byte for byte');
 
       // sessions never see each other's files
       r = await call('write_file', { session: 'a', path: 'mine.txt', content: 'only a' });
