@@ -21,6 +21,7 @@
  * make it hold more than that bound plus the results of the calls running.
  */
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -870,6 +871,19 @@ int acs_mcp_main_on(const acs_options *o, const acs_mcp_accept *acc)
                 return 125;
         }
         acs_mcp_out_init(&s.out, STDOUT_FILENO);
+
+        /*
+         * Requests and results of up to 16 MiB (a 2 MiB file in base64, twice
+         * in a read_file result) are built and freed on every call. By default
+         * glibc maps each such buffer afresh and gives it back when freed, so
+         * every call faults it in again page by page: on these VMs that was
+         * most of a 2 MiB write_file's or read_file's time. Keep them in the
+         * heap and keep up to 32 MiB of freed heap (scan-py.c keeps as much):
+         * the server, its session workers and pool workers (forked, they
+         * inherit this) reuse pages already there.
+         */
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);
+        mallopt(M_TRIM_THRESHOLD, 32 << 20);
 
         /* Ready the diff's hashing once here: every forked worker inherits it. */
         if (acs_diff_preload(true, &perr) < 0)
