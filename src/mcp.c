@@ -99,6 +99,7 @@ typedef struct mcp_server {
         acs_pool *pool;     /* ready sandboxes (pool.h), or NULL */
         acs_sessions *sessions;
         uint64_t pool_taken_ms;
+        bool prefault_due; /* a refill forked since the server last took its faults (common.h) */
 } mcp_server;
 
 static uint64_t now_ms(void)
@@ -275,11 +276,34 @@ static void start_queued(mcp_server *s)
         }
 }
 
+/*
+ * Straight into the job's buffer: a 64 KiB buffer on the stack was 16
+ * stack pages written afresh each call, a fault each after a fork.
+ * Past MAX_RESULT the rest is read into a small scratch and dropped.
+ */
 static void job_read(mcp_job *j)
 {
         for (;;) {
-                char tmp[READ_CHUNK];
-                ssize_t n = read(j->out_fd, tmp, sizeof(tmp));
+                char scratch[4096], *to = scratch;
+                size_t room = sizeof scratch;
+                if (!j->overflow) {
+                        if (j->cap - j->len < 4096) {
+                                size_t cap = j->cap ? j->cap * 2 : 4096;
+                                if (cap > MAX_RESULT + 4096)
+                                        cap = MAX_RESULT + 4096;
+                                char *b = cap > j->cap ? realloc(j->buf, cap) : NULL;
+                                if (b) {
+                                        j->buf = b;
+                                        j->cap = cap;
+                                }
+                        }
+                        if (j->cap > j->len) {
+                                to = j->buf + j->len;
+                                room = j->cap - j->len;
+                        } else
+                                j->overflow = true; /* out of memory, or over the bound */
+                }
+                ssize_t n = read(j->out_fd, to, room);
 
                 if (n < 0 && errno == EINTR)
                         continue;
@@ -289,26 +313,11 @@ static void job_read(mcp_job *j)
                         j->eof = true;
                         return;
                 }
-                if (j->overflow || j->len + (size_t)n > MAX_RESULT) {
-                        j->overflow = true;
+                if (j->overflow)
                         continue;
-                }
-                if (j->len + (size_t)n > j->cap) {
-                        size_t cap = j->cap ? j->cap : READ_CHUNK;
-                        char *b;
-
-                        while (cap < j->len + (size_t)n)
-                                cap *= 2;
-                        b = realloc(j->buf, cap);
-                        if (!b) {
-                                j->overflow = true;
-                                continue;
-                        }
-                        j->buf = b;
-                        j->cap = cap;
-                }
-                memcpy(j->buf + j->len, tmp, (size_t)n);
                 j->len += (size_t)n;
+                if (j->len > MAX_RESULT)
+                        j->overflow = true;
         }
 }
 
@@ -782,6 +791,12 @@ static void serve(mcp_server *s)
                                 owner[n] = j;
                                 pfd[n++] = (struct pollfd){ .fd = j->out_fd, .events = POLLIN };
                         }
+                /* after a refill's fork, take the server's copy-on-write faults
+                 * (common.h) while nothing waits for it, not in the next call */
+                if (s->prefault_due && poll(pfd, n, 0) == 0) {
+                        s->prefault_due = false;
+                        acs_prefault_private();
+                }
                 if (poll(pfd, n, poll_timeout(s)) < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -804,9 +819,10 @@ static void serve(mcp_server *s)
                 start_queued(s);
                 /* replace what was taken or died, off the handed-over call's critical path */
                 acs_pool_reap(s->pool);
-                if (!s->stop && acs_pool_missing(s->pool) &&
-                    (s->n_running == 0 || now_ms() >= s->pool_taken_ms + POOL_REFILL_MS))
-                        acs_pool_fill(s->pool);
+                unsigned missing = s->stop ? 0 : acs_pool_missing(s->pool);
+                if (missing && (s->n_running == 0 || now_ms() >= s->pool_taken_ms + POOL_REFILL_MS) &&
+                    acs_pool_fill(s->pool) < missing)
+                        s->prefault_due = true;
         }
 }
 

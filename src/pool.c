@@ -321,6 +321,7 @@ _noreturn_ static void pool_worker(const acs_pool *pl, size_t prof, int call_fd,
                 }
         }
         size_t len = 0, used = 0;
+        acs_prefault_private(); /* while it waits: common.h */
         if (!wait_call(call_fd, w ? acs_run_warm_pidfd(w) : -1, &line, &len) ||
             acs_pool_call_from_frame(line, len, &c, &used) != 1 || used != len) {
                 acs_run_warm_free(w); /* its cgroup too: nothing of it is left */
