@@ -63,6 +63,7 @@ static long decode64(const char *s, size_t len, size_t max, uint8_t **ret)
                 free(buf);
                 return -EFBIG;
         }
+        buf[out] = '\0'; /* as a call's code always is */
         *ret = buf;
         return (long)out;
 }
@@ -163,8 +164,6 @@ struct json_object *acs_files_call(acs_run_warm *w, const acs_mcp_call *c)
         char msg[4400];
         if (!rel || asprintf(&full, "/workspace/%s", rel) < 0)
                 return acs_mcp_error_result("\"path\": not a file in /workspace");
-        if (write && len > ACS_SESSION_FILE_MAX)
-                return acs_mcp_error_result("\"content\" is larger than 2 MiB");
         if (acs_run_session_file(w, write, c->path, write ? c->code : NULL, write ? len : 0,
                                  &data, &out_len, &err) < 0) {
                 snprintf(msg, sizeof msg, "%s", err.msg);
