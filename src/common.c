@@ -420,6 +420,7 @@ int acs_write_all(int fd, const void *p, size_t len)
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
 #define PREFAULT_STACK (128u << 10)
+#define PREFAULT_MAPPING_MAX (64ul << 20)
 
 /* Write-fault the stack PREFAULT_STACK below the caller (the call's frames, its 64 KiB read buffers). */
 static __attribute__((noinline)) void prefault_stack(void)
@@ -434,11 +435,14 @@ void acs_prefault_private(void)
         FILE *maps = fopen("/proc/self/maps", "re");
         int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
         long page = sysconf(_SC_PAGESIZE);
-        char line[512];
-        while (maps && pm >= 0 && fgets(line, sizeof line, maps)) {
+        char *line = NULL;
+        size_t cap = 0;
+        while (maps && pm >= 0 && getline(&line, &cap, maps) > 0) {
                 unsigned long lo, hi;
                 char perms[5];
-                if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) != 3 || strcmp(perms, "rw-p") != 0)
+                /* not a reservation (ASan's shadow, its allocator: terabytes): nothing of ours is that big */
+                if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) != 3 || strcmp(perms, "rw-p") != 0 ||
+                    hi - lo > PREFAULT_MAPPING_MAX)
                         continue;
                 uint64_t ent[512];
                 unsigned long run = 0, a = lo; /* run: start of a run of present pages, 0: none */
@@ -461,6 +465,7 @@ void acs_prefault_private(void)
                 if (run)
                         (void)madvise((void *)run, a - run, MADV_POPULATE_WRITE);
         }
+        free(line);
         if (maps)
                 fclose(maps);
         if (pm >= 0)

@@ -61,7 +61,8 @@ bool acs_same_file(int a, int b);
  * writes a page: then it costs a copy-on-write fault, about 20 us on these
  * VMs (a pooled call took some 40 in its worker, and as many in the server
  * after each refill's fork). Take them ahead, at a quiet moment: every page
- * present in a private writable mapping made this process's own
+ * present in a private writable mapping (of at most 64 MiB: larger ones
+ * are reservations, like ASan's shadow) made this process's own
  * (MADV_POPULATE_WRITE, Linux 5.14; pages never touched stay so), and
  * 128 KiB of stack below the caller. Best effort: a kernel without it
  * leaves the faults where they were. About 1-3 ms here.
