@@ -108,10 +108,13 @@ static bool is_submodule(const char *pkg, const char *name)
                 DIR *d = stat(p, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(p) : NULL;
                 free(p);
                 for (struct dirent *e; d && (e = readdir(d));) {
+                        /* the rest after name only once d_name is known to hold it:
+                         * a name longer than d_name[] must not point past it */
+                        if (strncmp(e->d_name, name, nl) != 0)
+                                continue;
                         const char *x = e->d_name + nl;
-                        if (strncmp(e->d_name, name, nl) == 0 &&
-                            (*x == '\0' || strcmp(x, ".py") == 0 || strcmp(x, ".pyc") == 0 ||
-                             (*x == '.' && strlen(x) > 3 && strcmp(x + strlen(x) - 3, ".so") == 0))) {
+                        if (*x == '\0' || strcmp(x, ".py") == 0 || strcmp(x, ".pyc") == 0 ||
+                            (*x == '.' && strlen(x) > 3 && strcmp(x + strlen(x) - 3, ".so") == 0)) {
                                 closedir(d);
                                 return true;
                         }

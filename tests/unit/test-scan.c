@@ -131,6 +131,8 @@ static const struct {
         {"import json.tool\n", "forbidden-import"},
         {"from json import tool\n", "forbidden-import"},
         {"from json import dumps, JSONDecodeError\n", NULL},
+        /* fuzz-scan (UBSan): a name longer than a dirent's d_name[256] */
+        {"from json import too" "FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF" "\n", NULL},
 };
 
 static void run_cases(const acs_profile *p)
