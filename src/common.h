@@ -56,18 +56,6 @@ char **acs_strv_copy(char *const *v);
 int acs_fd_above_stdio(int fd);
 /* Do fds a and b write to the same file or terminal? */
 bool acs_same_file(int a, int b);
-/*
- * A forked process shares its pages with its parent until one of them
- * writes a page: then it costs a copy-on-write fault, about 20 us on these
- * VMs (a pooled call took some 40 in its worker, and as many in the server
- * after each refill's fork). Take them ahead, at a quiet moment: every page
- * present in a private writable mapping (of at most 64 MiB: larger ones
- * are reservations, like ASan's shadow) made this process's own
- * (MADV_POPULATE_WRITE, Linux 5.14; pages never touched stay so), and
- * 128 KiB of stack below the caller. Best effort: a kernel without it
- * leaves the faults where they were. About 1-3 ms here.
- */
-void acs_prefault_private(void);
 
 /*
  * The error record. Fallible functions return >= 0 on success and -errno on

@@ -99,7 +99,7 @@ typedef struct mcp_server {
         acs_pool *pool;     /* ready sandboxes (pool.h), or NULL */
         acs_sessions *sessions;
         uint64_t pool_taken_ms;
-        bool prefault_due; /* a refill forked since the server last took its faults (common.h) */
+        bool prefault_due; /* a refill forked since the server last took its faults (pool.h) */
 } mcp_server;
 
 static uint64_t now_ms(void)
@@ -792,10 +792,10 @@ static void serve(mcp_server *s)
                                 pfd[n++] = (struct pollfd){ .fd = j->out_fd, .events = POLLIN };
                         }
                 /* after a refill's fork, take the server's copy-on-write faults
-                 * (common.h) while nothing waits for it, not in the next call */
+                 * (pool.h) while nothing waits for it, not in the next call */
                 if (s->prefault_due && poll(pfd, n, 0) == 0) {
                         s->prefault_due = false;
-                        acs_prefault_private();
+                        acs_pool_prefault();
                 }
                 if (poll(pfd, n, poll_timeout(s)) < 0) {
                         if (errno == EINTR)

@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -138,8 +139,9 @@ int acs_pool_call_from_frame(const char *buf, size_t len, acs_mcp_call *ret, siz
         acs_mcp_call c = { 0 };
         uint64_t code_len = 0;
         int r = -EINVAL;
+        struct json_object *tool;
         if (!whole || hl > ACS_POOL_HEADER_MAX || !json_object_is_type(o, json_type_object) ||
-            !json_object_object_get_ex(o, "tool", &x) || !json_object_object_get_ex(o, "code_len", &x) ||
+            !json_object_object_get_ex(o, "tool", &tool) || !json_object_object_get_ex(o, "code_len", &x) ||
             !json_object_is_type(x, json_type_int) || json_object_get_int64(x) < 0 ||
             (code_len = json_object_get_uint64(x)) > ACS_POOL_CODE_MAX)
                 goto out;
@@ -148,8 +150,7 @@ int acs_pool_call_from_frame(const char *buf, size_t len, acs_mcp_call *ret, siz
                 r = 0; /* the header is whole: *ret_used says how much more to read */
                 goto out;
         }
-        json_object_object_get_ex(o, "tool", &x);
-        c.tool = (acs_mcp_tool)json_object_get_int(x);
+        c.tool = (acs_mcp_tool)json_object_get_int(tool);
         c.code_len = (size_t)code_len;
         if (!(c.code = malloc(c.code_len + 1)))
                 goto nomem;
@@ -270,6 +271,62 @@ static struct json_object *run_warm(acs_run_warm *w, const acs_options *ro, cons
         return r;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+#define PREFAULT_STACK (128u << 10)
+#define PREFAULT_MAPPING_MAX (64ul << 20)
+
+/* Write-fault the stack PREFAULT_STACK below the caller (the call's frames, its 64 KiB read buffers). */
+static __attribute__((noinline)) void prefault_stack(void)
+{
+        char buf[PREFAULT_STACK];
+        explicit_bzero(buf, sizeof buf);
+}
+
+void acs_pool_prefault(void)
+{
+        prefault_stack();
+        FILE *maps = fopen("/proc/self/maps", "re");
+        int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+        long page = sysconf(_SC_PAGESIZE);
+        char *line = NULL;
+        size_t cap = 0;
+        while (maps && pm >= 0 && getline(&line, &cap, maps) > 0) {
+                unsigned long lo, hi;
+                char perms[5];
+                /* not a reservation (ASan's shadow, its allocator: terabytes): nothing of ours is that big */
+                if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) != 3 || strcmp(perms, "rw-p") != 0 ||
+                    hi - lo > PREFAULT_MAPPING_MAX)
+                        continue;
+                uint64_t ent[512];
+                unsigned long run = 0, a = lo; /* run: start of a run of present pages, 0: none */
+                while (a < hi) {
+                        size_t n = (hi - a) / (unsigned long)page;
+                        n = n < 512 ? n : 512;
+                        ssize_t got = pread(pm, ent, n * sizeof *ent, (off_t)(a / (unsigned long)page * sizeof *ent));
+                        if (got <= 0)
+                                break;
+                        for (size_t i = 0; i < (size_t)got / sizeof *ent; i++, a += (unsigned long)page) {
+                                bool present = ent[i] >> 63;
+                                if (present && !run)
+                                        run = a;
+                                if (!present && run) {
+                                        (void)madvise((void *)run, a - run, MADV_POPULATE_WRITE);
+                                        run = 0;
+                                }
+                        }
+                }
+                if (run)
+                        (void)madvise((void *)run, a - run, MADV_POPULATE_WRITE);
+        }
+        free(line);
+        if (maps)
+                fclose(maps);
+        if (pm >= 0)
+                close(pm);
+}
+
 static void close_all_but(const int *keep, size_t n)
 {
         int last = 2;
@@ -321,7 +378,7 @@ _noreturn_ static void pool_worker(const acs_pool *pl, size_t prof, int call_fd,
                 }
         }
         size_t len = 0, used = 0;
-        acs_prefault_private(); /* while it waits: common.h */
+        acs_pool_prefault(); /* while it waits */
         if (!wait_call(call_fd, w ? acs_run_warm_pidfd(w) : -1, &line, &len) ||
             acs_pool_call_from_frame(line, len, &c, &used) != 1 || used != len) {
                 acs_run_warm_free(w); /* its cgroup too: nothing of it is left */
@@ -539,18 +596,18 @@ _noreturn_ static void session_worker(const acs_options *o, const acs_mcp_policy
                         : !w   ? acs_mcp_error_result(msg)
                         : c.tool == ACS_TOOL_WRITE_FILE || c.tool == ACS_TOOL_READ_FILE ? acs_files_call(w, &c)
                                                                                         : session_call(w, &ro, p, pol, name, &c, &prev);
-                acs_mcp_call_done(&c);
-                c = (acs_mcp_call){ 0 };
+                acs_mcp_call_done(&c); /* and zeroed for the next */
                 if (fr > 0) {
                         memmove(buf, buf + used, len - used);
                         len -= used;
                 }
                 char *line = res ? acs_jrpc_to_line(res) : NULL;
                 json_object_put(res);
-                if (!line || acs_write_all(result_fd, line, strlen(line)) < 0 || acs_write_all(result_fd, "\n", 1) < 0 ||
-                    fr < 0) /* not a frame: where the next one starts is lost with it */
-                        break;
+                bool sent = line && acs_write_all(result_fd, line, strlen(line)) >= 0 &&
+                            acs_write_all(result_fd, "\n", 1) >= 0;
                 free(line);
+                if (!sent || fr < 0) /* not a frame: where the next one starts is lost with it */
+                        break;
         }
         acs_delta_snapshot_done(&prev);
         acs_run_warm_free(w); /* the sandbox, its layers and cgroup */
