@@ -41,6 +41,11 @@ static void describe_op(const acs_sandbox_cfg *cfg, const acs_mount_op *op, cons
         case ACS_MOP_WORKSPACE:
                 if (cfg->ws_mode == ACS_WS_NONE)
                         snprintf(buf, len, "none");
+                else if (acs_workspace_bare(cfg))
+                        snprintf(buf, len, "/workspace: %s", cfg->ws_mode == ACS_WS_READONLY
+                                 ? "an empty directory, read-only"
+                                 : "bind of the overlay's upper layer (diffed after the run; no host workspace, "
+                                   "so nothing to overlay)");
                 else
                         snprintf(buf, len, "/workspace: %s of %s", cfg->ws_mode == ACS_WS_READONLY
                                  ? "read-only overlay" : "overlay (upper diffed after the run)",

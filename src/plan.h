@@ -87,7 +87,7 @@ typedef enum {
         ACS_MOP_ETC,          /* /etc/passwd, group, hosts of our own */
         ACS_MOP_DEV,          /* /dev: null zero full random urandom + links */
         ACS_MOP_TMPFS,        /* arg: a dir of W bound at dest */
-        ACS_MOP_WORKSPACE,    /* the workspace: lower bind + overlay (or read-only overlay) */
+        ACS_MOP_WORKSPACE,    /* the workspace: lower bind + overlay (or read-only overlay; bare: the upper bound) */
         ACS_MOP_BIND,         /* bind index: file bind, rw dir bind (+ socket covering) or ro overlay */
         ACS_MOP_USR_LINKS,    /* /bin -> usr/bin ... as on the host */
         ACS_MOP_SCRIPT,       /* /run/acs/NAME, read-only */

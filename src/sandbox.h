@@ -63,6 +63,16 @@ typedef struct acs_sandbox_cfg {
 } acs_sandbox_cfg;
 
 /*
+ * No host workspace: /workspace is the overlay's upper directory itself,
+ * bound (read-only: the empty lower), not an overlay of an empty directory
+ * (mounts.c: bare_workspace). Pure: plan-print.c says so too.
+ */
+static inline bool acs_workspace_bare(const acs_sandbox_cfg *cfg)
+{
+        return cfg->workspace == NULL;
+}
+
+/*
  * How memory the program can pin outside its address space is bounded
  * (security-model.md): memfd_create and the SysV IPC objects.
  */
