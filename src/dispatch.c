@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "prefault.h"
 #include "report.h"
 
 /*
@@ -89,6 +90,7 @@ int acs_dispatch(int argc, char *argv[], const acs_command_entry *table, acs_com
         acs_error err = { 0 };
         int status = 125;
 
+        acs_prefault_start();
         /* A closed stdout must not kill the launcher mid-run. */
         signal(SIGPIPE, SIG_IGN);
         /* ours is 022; the caller's filters the modes of what apply creates */

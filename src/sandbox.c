@@ -33,6 +33,7 @@
 
 #include "cgroup.h"
 #include "filter.h"
+#include "prefault.h"
 #include "sandbox.h"
 #include "doctor.h"
 #include "plan.h"
@@ -868,6 +869,7 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
                 r = acs_error_errno(err, -errno, "clone", "mmap");
                 goto fail_sock;
         }
+        acs_prefault_top(stack, stack_size, 32u << 10); /* the child's frames, in one step (prefault.h) */
         c.stack = stack, c.stack_size = stack_size;
         int pidfd = -1, was_dumpable = prctl(PR_GET_DUMPABLE);
         pid_t pid = -1;
