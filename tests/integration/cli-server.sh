@@ -128,16 +128,33 @@ within() {
 check "a CLI killed mid-run: its worker and connection process end within 10 s (not at the 30 s timeout)" within 10 back
 
 # quick runs keep the spare: it takes the next client with the pool it has, so the set of the
-# master's processes is the same after five runs (each of which a new spare took, before)
+# master's processes is the same after five runs (each of which a new spare took, before).
+# A run still going after 250 ms is claimed by design (serve.c: CLAIM_ALONE_MS) and a new
+# spare starts; a machine loaded enough to stretch print() that far makes the round say
+# nothing about quick runs, so a round with a run over 200 ms (the client's whole wall
+# time, a bound on the server's part) is done again, up to three times.
 kids() { pgrep -P "$SPID1" | sort | tr '\n' ' '; }
-wait_until 10 steady
-k0=$(kids)
-for i in 1 2 3 4 5; do
-        capture q$i -v --server "$S" -w "$ws" -c "print($i)"
-done
+ms_now() { echo $(($(date +%s%N) / 1000000)); }
+quick_round() {
+        wait_until 10 steady
+        k0=$(kids)
+        _quick=1
+        for i in 1 2 3 4 5; do
+                _t=$(ms_now)
+                capture q$i -v --server "$S" -w "$ws" -c "print($i)"
+                [ $(($(ms_now) - _t)) -lt 200 ] || _quick=0
+        done
+        [ "$_quick" = 1 ]
+}
+rounds=1
+until quick_round || [ "$rounds" -ge 3 ]; do rounds=$((rounds + 1)); done
 is "$(cat "$TMP/q1.out")$(cat "$TMP/q5.out")" 15 "five quick runs through the server: their output"
 contains "$(cat "$TMP/q5.err")" "ran it in a ready sandbox" "the fifth quick run: in a ready sandbox"
-is "$(kids)" "$k0" "five quick runs: the master's processes are the ones before (the spare served them all)"
+if [ "$_quick" = 1 ]; then
+        is "$(kids)" "$k0" "five quick runs: the master's processes are the ones before (the spare served them all)"
+else
+        skip "five quick runs: in $rounds rounds some run took over 200 ms here, which the server may claim"
+fi
 
 # a run that lasts is claimed: a new spare takes the next client while it runs
 (cd "$ws" && exec "$ACS" --server "$S" -w "$ws" --timeout 30 -c 'import time
