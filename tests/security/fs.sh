@@ -84,6 +84,27 @@ expect_field dev_tmp_write 1 "control: /tmp inside is writable"
 expect_field workspace_write 1 "control: /workspace is writable"
 test -e "/tmp/acs-inside-$MARK" && fail "a write to /tmp inside reached the host's /tmp" || ok "a write to /tmp inside stays inside"
 
+# --- /workspace with no host workspace: the upper directory itself, bound ----
+# (mounts.c: bare_workspace, not an overlay of an empty directory) nosuid and
+# nodev as the overlay was; read-only with workspace = readonly
+WSPROBE="
+mi = [l.split() for l in open('/proc/self/mountinfo').read().splitlines()]
+ws = [m for m in mi if m[4] == '/workspace']
+res('ws_opts', ','.join(o for o in ws[-1][5].split(',') if o in ('ro', 'rw', 'nosuid', 'nodev')) if ws else 'NONE')
+tryf('ws_create', lambda: open('/workspace/made-$MARK', 'w').write('x'))
+print('END')
+"
+pyrun "$WSPROBE"
+reached "/workspace with no host workspace"
+expect_field ws_opts rw,nosuid,nodev "no host workspace: /workspace is mounted rw, nosuid, nodev"
+expect_field ws_create 1 "no host workspace: /workspace is writable"
+printf '[profile]\ninherit = unsafe-python\n[filesystem]\nworkspace = readonly\n' >"$TMP/ro-ws.ini"
+chmod 0644 "$TMP/ro-ws.ini"
+run_acs --profile "$TMP/ro-ws.ini" -c "$PRELUDE$WSPROBE"
+reached "/workspace, readonly, with no host workspace"
+expect_field ws_opts ro,nosuid,nodev "workspace = readonly, no host workspace: /workspace is mounted ro, nosuid, nodev"
+expect_field ws_create EROFS "workspace = readonly, no host workspace: nothing can be created in /workspace"
+
 # --- --ro-bind is read-only; the old root is detached ------------------------
 # the host root file system's device (read-only binds are overlays of their own)
 HOSTDEV=$(awk '$5 == "/" { print $3; exit }' /proc/self/mountinfo)
