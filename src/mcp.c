@@ -45,6 +45,7 @@
 #include "mcp-session.h"
 #include "mcp-worker.h"
 #include "pool.h"
+#include "prefault.h"
 #include "profile.h"
 
 /* Bounds on what a client can make the server hold. */
@@ -99,7 +100,7 @@ typedef struct mcp_server {
         acs_pool *pool;     /* ready sandboxes (pool.h), or NULL */
         acs_sessions *sessions;
         uint64_t pool_taken_ms;
-        bool prefault_due; /* a refill forked since the server last took its faults (pool.h) */
+        bool prefault_due; /* a refill forked since the server last took its faults (prefault.h) */
 } mcp_server;
 
 static uint64_t now_ms(void)
@@ -792,10 +793,10 @@ static void serve(mcp_server *s)
                                 pfd[n++] = (struct pollfd){ .fd = j->out_fd, .events = POLLIN };
                         }
                 /* after a refill's fork, take the server's copy-on-write faults
-                 * (pool.h) while nothing waits for it, not in the next call */
+                 * (prefault.h) while nothing waits for it, not in the next call */
                 if (s->prefault_due && poll(pfd, n, 0) == 0) {
                         s->prefault_due = false;
-                        acs_pool_prefault();
+                        acs_prefault_private();
                 }
                 if (poll(pfd, n, poll_timeout(s)) < 0) {
                         if (errno == EINTR)

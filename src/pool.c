@@ -20,7 +20,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -32,6 +31,7 @@
 #include "mcp-policy.h"
 #include "mcp-worker.h"
 #include "pool.h"
+#include "prefault.h"
 #include "profile.h"
 #include "run.h"
 #include "session-delta.h"
@@ -271,62 +271,6 @@ static struct json_object *run_warm(acs_run_warm *w, const acs_options *ro, cons
         return r;
 }
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
-#endif
-#define PREFAULT_STACK (128u << 10)
-#define PREFAULT_MAPPING_MAX (64ul << 20)
-
-/* Write-fault the stack PREFAULT_STACK below the caller (the call's frames, its 64 KiB read buffers). */
-static __attribute__((noinline)) void prefault_stack(void)
-{
-        char buf[PREFAULT_STACK];
-        explicit_bzero(buf, sizeof buf);
-}
-
-void acs_pool_prefault(void)
-{
-        prefault_stack();
-        FILE *maps = fopen("/proc/self/maps", "re");
-        int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-        long page = sysconf(_SC_PAGESIZE);
-        char *line = NULL;
-        size_t cap = 0;
-        while (maps && pm >= 0 && getline(&line, &cap, maps) > 0) {
-                unsigned long lo, hi;
-                char perms[5];
-                /* not a reservation (ASan's shadow, its allocator: terabytes): nothing of ours is that big */
-                if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) != 3 || strcmp(perms, "rw-p") != 0 ||
-                    hi - lo > PREFAULT_MAPPING_MAX)
-                        continue;
-                uint64_t ent[512];
-                unsigned long run = 0, a = lo; /* run: start of a run of present pages, 0: none */
-                while (a < hi) {
-                        size_t n = (hi - a) / (unsigned long)page;
-                        n = n < 512 ? n : 512;
-                        ssize_t got = pread(pm, ent, n * sizeof *ent, (off_t)(a / (unsigned long)page * sizeof *ent));
-                        if (got <= 0)
-                                break;
-                        for (size_t i = 0; i < (size_t)got / sizeof *ent; i++, a += (unsigned long)page) {
-                                bool present = ent[i] >> 63;
-                                if (present && !run)
-                                        run = a;
-                                if (!present && run) {
-                                        (void)madvise((void *)run, a - run, MADV_POPULATE_WRITE);
-                                        run = 0;
-                                }
-                        }
-                }
-                if (run)
-                        (void)madvise((void *)run, a - run, MADV_POPULATE_WRITE);
-        }
-        free(line);
-        if (maps)
-                fclose(maps);
-        if (pm >= 0)
-                close(pm);
-}
-
 static void close_all_but(const int *keep, size_t n)
 {
         int last = 2;
@@ -378,7 +322,7 @@ _noreturn_ static void pool_worker(const acs_pool *pl, size_t prof, int call_fd,
                 }
         }
         size_t len = 0, used = 0;
-        acs_pool_prefault(); /* while it waits */
+        acs_prefault_private(); /* while it waits: prefault.h */
         if (!wait_call(call_fd, w ? acs_run_warm_pidfd(w) : -1, &line, &len) ||
             acs_pool_call_from_frame(line, len, &c, &used) != 1 || used != len) {
                 acs_run_warm_free(w); /* its cgroup too: nothing of it is left */

@@ -49,18 +49,6 @@ int acs_pool_take(acs_pool *pl, const acs_mcp_call *c, pid_t *pid, int *out_fd, 
 int acs_pool_take_cli(acs_pool *pl, const acs_mcp_call *c, const char *cli, const int *fds, pid_t *pid,
                       int *out_fd, int *cancel_fd);
 bool acs_pool_ready_for(acs_pool *pl, const acs_mcp_call *c, const char *cli);
-/*
- * A forked process shares its pages with its parent until one of them
- * writes a page: then it costs a copy-on-write fault, about 20 us on these
- * VMs (a pooled call took some 40 in its worker, and as many in the server
- * after each refill's fork). Take them ahead, at a quiet moment: every page
- * present in a private writable mapping (of at most 64 MiB: larger ones
- * are reservations, like ASan's shadow) made this process's own
- * (MADV_POPULATE_WRITE, Linux 5.14; pages never touched stay so), and
- * 128 KiB of stack below the caller. Best effort: a kernel without it
- * leaves the faults where they were. About 1-3 ms here.
- */
-void acs_pool_prefault(void);
 /* Every worker told to go (EOF on its call pipe), then waited for; SIGKILL after a grace. */
 void acs_pool_free(acs_pool *pl);
 

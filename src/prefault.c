@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The pages a cold launcher touches, populated in one madvise each instead
- * of one fault each (prefault.h): the stack the kernel mapped below main,
- * malloc's first heap, the executable's data and bss.
+ * Pages populated in one madvise each instead of one fault each
+ * (prefault.h): a cold launcher's (the stack the kernel mapped below main,
+ * malloc's first heap, the executable's data and bss), and a forked pool
+ * process's present private pages, made its own before a call arrives.
  *
  * Every step is best effort: a kernel without MADV_POPULATE_WRITE (before
- * 5.14) says EINVAL and the launcher takes its faults one by one, as before.
+ * 5.14) says EINVAL and the faults stay where they were.
  * Nothing here changes what any page holds.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <malloc.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -94,4 +99,58 @@ void acs_prefault_top(void *base, size_t size, size_t len)
         if (len > size)
                 len = size;
         populate((uintptr_t)base + size - len, (uintptr_t)base + size, MADV_POPULATE_WRITE);
+}
+
+#define PRIVATE_STACK (128u << 10)
+#define PRIVATE_MAPPING_MAX (64ul << 20)
+
+/* Write-fault the stack PRIVATE_STACK below the caller (a pooled call's frames, its 64 KiB read
+ * buffers): by touching it, since below the mapped part madvise has nothing to populate. */
+static __attribute__((noinline)) void prefault_stack(void)
+{
+        char buf[PRIVATE_STACK];
+        explicit_bzero(buf, sizeof buf);
+}
+
+void acs_prefault_private(void)
+{
+        prefault_stack();
+        FILE *maps = fopen("/proc/self/maps", "re");
+        int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+        unsigned long page = page_size();
+        char *line = NULL;
+        size_t cap = 0;
+        while (maps && pm >= 0 && getline(&line, &cap, maps) > 0) {
+                unsigned long lo, hi;
+                char perms[5];
+                /* not a reservation (ASan's shadow, its allocator: terabytes): nothing of ours is that big */
+                if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) != 3 || strcmp(perms, "rw-p") != 0 ||
+                    hi - lo > PRIVATE_MAPPING_MAX)
+                        continue;
+                uint64_t ent[512];
+                unsigned long run = 0, a = lo; /* run: start of a run of present pages, 0: none */
+                while (a < hi) {
+                        size_t n = (hi - a) / page;
+                        n = n < 512 ? n : 512;
+                        ssize_t got = pread(pm, ent, n * sizeof *ent, (off_t)(a / page * sizeof *ent));
+                        if (got <= 0)
+                                break;
+                        for (size_t i = 0; i < (size_t)got / sizeof *ent; i++, a += page) {
+                                bool present = ent[i] >> 63;
+                                if (present && !run)
+                                        run = a;
+                                if (!present && run) {
+                                        (void)madvise((void *)run, a - run, MADV_POPULATE_WRITE);
+                                        run = 0;
+                                }
+                        }
+                }
+                if (run)
+                        (void)madvise((void *)run, a - run, MADV_POPULATE_WRITE);
+        }
+        free(line);
+        if (maps)
+                fclose(maps);
+        if (pm >= 0)
+                close(pm);
 }
