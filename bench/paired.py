@@ -12,7 +12,9 @@ e.g. two trees' launchers against bare python, as an ordinary user:
   bench/paired.py 1000 old 'bare=/usr/bin/python3 -I -S hello.py' \\
       'old=../old/acs-launch --profile unsafe-python -q -- hello.py' \\
       'new=./acs-launch --profile unsafe-python -q -- hello.py'
-Commands are split on blanks and spawned directly (stdout to /dev/null)."""
+Commands are split on blanks and spawned directly (stdout to /dev/null);
+leading VAR=VALUE words are added to that command's environment, e.g.
+  'fork=ACS_NO_FAST_CLONE=1 ./acs-launch --profile unsafe-python -q -- hello.py'"""
 import os
 import random
 import statistics as st
@@ -29,7 +31,13 @@ def main():
     cmds = dict(a.split("=", 1) for a in sys.argv[3:])
     if "bare" not in cmds or ref not in cmds:
         sys.exit("paired.py: name one command bare and one REF")
-    argv = {n: c.split() for n, c in cmds.items()}
+    argv, envs = {}, {}
+    for n, c in cmds.items():
+        words, env = c.split(), dict(os.environ)
+        while words and "=" in words[0] and not words[0].startswith("/"):
+            k, v = words.pop(0).split("=", 1)
+            env[k] = v
+        argv[n], envs[n] = words, env
     out = os.open(os.devnull, os.O_WRONLY)
     actions = [(os.POSIX_SPAWN_DUP2, out, 1)]
     times = {n: [] for n in cmds}
@@ -39,7 +47,7 @@ def main():
         row = {}
         for n in order:
             t = time.perf_counter()
-            pid = os.posix_spawn(argv[n][0], argv[n], os.environ, file_actions=actions)
+            pid = os.posix_spawn(argv[n][0], argv[n], envs[n], file_actions=actions)
             _, status = os.waitpid(pid, 0)
             row[n] = (time.perf_counter() - t) * 1e3
             if status:

@@ -121,7 +121,7 @@ int acs_host_facts_gather(const acs_run_request *req, acs_host_facts *f, acs_err
                 f->file_r = read_source(req->argv[0], prof->max_source, f, &f->file_err);
         if (f->file_r == -ENOMEM)
                 return acs_error_set(err, -ENOMEM, "input", "out of memory");
-        f->fast_clone = acs_sandbox_fast_clone();
+        f->clone = acs_sandbox_clone_kind();
         f->init_image = acs_sandbox_init_image();
         r = acs_landlock_abi();
         f->landlock_abi = r > 0 ? r : 0;

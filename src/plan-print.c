@@ -109,12 +109,22 @@ static int print_mounts(FILE *out, const acs_plan *p, bool init_image)
         return 0;
 }
 
+static const char *const clone_text[] = {
+        [ACS_CLONE_FORK] = "fork-style, the launcher writes the id maps",
+        [ACS_CLONE_VFORK] = "vfork-style, own id maps",
+        [ACS_CLONE_SHARED] = "in the launcher's memory, the launcher writes the id maps",
+};
+static const char *const clone_name[] = {
+        [ACS_CLONE_FORK] = "fork",
+        [ACS_CLONE_VFORK] = "vfork",
+        [ACS_CLONE_SHARED] = "shared",
+};
+
 static void print_confinement(FILE *out, const acs_run_request *req, const acs_plan *p, const acs_host_facts *f)
 {
         const acs_sandbox_cfg *c = &p->cfg;
         fprintf(out, "confinement (in order):\n");
-        fprintf(out, "  clone      %s\n", f->fast_clone ? "vfork-style, own id maps"
-                                                        : "fork-style, the launcher writes the id maps");
+        fprintf(out, "  clone      %s\n", clone_text[f->clone]);
         fprintf(out, "  pid 1      %s\n", f->init_image ? "the embedded acs-init (exec-only image, non-dumpable)"
                                                         : "the clone itself, reaping");
         fprintf(out, "  namespaces user mount pid ipc uts cgroup net\n");
@@ -215,7 +225,7 @@ char *acs_plan_to_json(const acs_run_request *req, const acs_plan *p, const acs_
         json_object_object_add(o, "mounts", m);
         json_object_object_add(o, "net", json_object_new_string(acs_net_mode_to_string(c->net)));
         json_object_object_add(o, "landlock_abi", json_object_new_int(f->landlock_abi));
-        json_object_object_add(o, "fast_clone", json_object_new_boolean(f->fast_clone));
+        json_object_object_add(o, "clone", json_object_new_string(clone_name[f->clone]));
         json_object_object_add(o, "init_image", json_object_new_boolean(f->init_image));
         json_object_object_add(o, "seccomp_deny", strv_json(c->seccomp_deny, NULL));
         json_object_object_add(o, "memfd", json_object_new_string(acs_shm_bound_to_string(acs_plan_memfd(c, false))));

@@ -37,7 +37,7 @@ typedef struct acs_host_facts {
         uint64_t file_size;
         char *file_name;
         /* how the sandbox will be cloned, and the kernel's layers */
-        bool fast_clone;       /* vfork-style clone (the launcher's memory, own maps) */
+        acs_clone_kind clone;  /* fork-, vfork- or shared-memory clone (sandbox.h) */
         bool init_image;       /* pid 1 execs the embedded acs-init */
         int landlock_abi;      /* 0: none */
 } acs_host_facts;

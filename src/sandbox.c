@@ -162,7 +162,8 @@ typedef struct child_ctx {
         const acs_sandbox_cfg *cfg;
         int sync_fd;
         int parent_fd; /* the launcher's end, closed at once in the child */
-        bool fast;     /* vfork-style clone in the launcher's memory */
+        acs_clone_kind clone; /* VFORK and SHARED run in the launcher's memory (sandbox.h) */
+        int release_fd;       /* SHARED: O_CLOEXEC, so its close is our exec (-1: none) */
         bool exec_init; /* pid 1 becomes the embedded acs-init (both paths, where one is built in) */
         uid_t uid;
         gid_t gid;
@@ -530,7 +531,7 @@ static _noreturn_ void reap_loop(child_ctx *c, pid_t program)
  */
 static _noreturn_ void init_finish(child_ctx *c, int init_fd, pid_t program)
 {
-        close_all_except(0, (int[]){ c->sync_fd, init_fd }, 2);
+        close_all_except(0, (int[]){ c->sync_fd, init_fd, c->release_fd }, 3);
         if (c->exec_init && fcntl(c->sync_fd, F_SETFD, 0) < 0)
                 _exit(125);
         if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &c->init_filter, 0, 0) < 0)
@@ -578,7 +579,7 @@ static int step_deathsig(child_ctx *c)
 static int step_maps(child_ctx *c)
 {
         char go;
-        if (c->fast) {
+        if (c->clone == ACS_CLONE_VFORK) {
                 /* The launcher is suspended until we exec: write our own maps
                  * (one line, our own ids: all an unprivileged process may). */
                 char path[64];
@@ -609,7 +610,9 @@ static int step_sources(child_ctx *c)
 {
         int r = acs_mounts_open(c->cfg, c->src_fds, &c->ws_fd, &c->err);
         if (r >= 0)
-                acs_trace(c->cfg, c->fast ? "userns (vfork-style clone, own maps), sources opened"
+                acs_trace(c->cfg, c->clone == ACS_CLONE_VFORK ? "userns (vfork-style clone, own maps), sources opened"
+                                  : c->clone == ACS_CLONE_SHARED
+                                          ? "userns (clone in the launcher's memory, maps from the launcher), sources opened"
                                           : "userns (fork-style clone, maps from the launcher), sources opened");
         return r;
 }
@@ -737,13 +740,19 @@ bool acs_sandbox_init_image(void)
         return init_blob != NULL;
 }
 
-bool acs_sandbox_fast_clone(void)
+static acs_clone_kind clone_kind(bool root)
 {
 #if defined(__x86_64__) /* acs_clone3 (clone3.c) runs a function on a new stack only here */
-        return !real_root() && init_blob != NULL && !getenv("ACS_NO_FAST_CLONE") && !ACS_ASAN;
-#else
-        return false;
+        if (init_blob != NULL && !getenv("ACS_NO_FAST_CLONE") && !ACS_ASAN)
+                return root ? ACS_CLONE_SHARED : ACS_CLONE_VFORK;
 #endif
+        (void)root;
+        return ACS_CLONE_FORK;
+}
+
+acs_clone_kind acs_sandbox_clone_kind(void)
+{
+        return clone_kind(real_root());
 }
 
 static int child_trampoline(void *arg)
@@ -788,11 +797,21 @@ static int prepare_layers(child_ctx *c, bool root, acs_filter_prog *ret_filter, 
         return 0;
 }
 
+/* Setup failed on our side after clone: kill the child and reap it; a
+ * child that shared our memory (stack not NULL) is gone from it only then. */
+static void spawn_abort(acs_sandbox *sb, void *stack, size_t stack_size)
+{
+        acs_sandbox_kill(sb);
+        acs_sandbox_close(sb);
+        if (stack)
+                munmap(stack, stack_size);
+}
+
 int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error *err)
 {
         int sp[2], r;
         acs_sandbox_cfg local = *cfg_in, *cfg = &local;
-        _cleanup_close_ int tree = -1;
+        _cleanup_close_ int tree = -1, release = -1, release_w = -1;
         _cleanup_(acs_filter_prog_done) acs_filter_prog filter = { 0 };
         child_ctx c = { .cfg = cfg };
         bool root = real_root();
@@ -839,16 +858,27 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
         int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
                     CLONE_NEWCGROUP | CLONE_NEWNET | CLONE_PIDFD | SIGCHLD;
         /*
-         * Fast path (an ordinary user, x86-64): a vfork-style clone. The child
-         * runs in our memory on its own stack while we are suspended, writes
-         * its own maps, builds the sandbox, starts the program and execs the
-         * embedded acs-init, which releases us: no page tables are copied
-         * (about 1.3 ms per run on the reference machine). Root needs its maps
-         * written from outside, so it takes the fork-style clone.
+         * An ordinary user (x86-64): a vfork-style clone. The child runs in
+         * our memory on its own stack while we are suspended, writes its own
+         * maps, builds the sandbox, starts the program and execs the embedded
+         * acs-init, which releases us: no page tables are copied (about 1.3 ms
+         * per run on the reference machine).
+         *
+         * Root: the same child in our memory, but its maps span host ids, so
+         * we write them, and so we cannot be suspended. We run on beside it
+         * only to write the maps and the go byte, which allocate nothing and
+         * touch neither its stack nor the context it reads, then wait on a
+         * pipe whose last write end is the child's O_CLOEXEC copy: the read
+         * returns when the kernel has moved the child off our memory (its exec
+         * of acs-init, or its exit). Errno is the one word both sides write; we
+         * read it only after a failure of our own, when the child is killed.
          */
-        c.fast = !root && acs_sandbox_fast_clone();
-        if (c.fast)
-                flags |= CLONE_VM | CLONE_VFORK;
+        c.clone = clone_kind(root);
+        c.release_fd = -1;
+        if (c.clone != ACS_CLONE_FORK)
+                flags |= CLONE_VM;
+        if (c.clone == ACS_CLONE_VFORK)
+                flags |= CLONE_VFORK;
         /* the mount table and the source fds' array: the child allocates nothing */
         _cleanup_free_ acs_mount_op *ops = calloc(acs_mount_ops_max(cfg), sizeof *ops);
         _cleanup_free_ int *src_fds = calloc(cfg->n_binds + cfg->n_ro_layers + 1, sizeof *src_fds);
@@ -862,6 +892,15 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
         c.src_fds = src_fds;
         if ((r = prepare_layers(&c, root, &filter, ret, err)) < 0)
                 goto fail_sock;
+        if (c.clone == ACS_CLONE_SHARED) {
+                int p[2];
+                if (pipe2(p, O_CLOEXEC) < 0) {
+                        r = acs_error_errno(err, -errno, "clone", "pipe");
+                        goto fail_sock;
+                }
+                release = p[0];
+                c.release_fd = release_w = p[1];
+        }
         size_t stack_size = 1024 * 1024;
         void *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -899,7 +938,10 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
         if (pid < 0)
                 pid = clone(child_trampoline, (char *)stack + stack_size, flags, &c, &pidfd);
         int saved = errno;
-        munmap(stack, stack_size);
+        /* the child's copy is the last write end (c is the child's now: not c.release_fd) */
+        closep(&release_w);
+        if (pid < 0 || c.clone != ACS_CLONE_SHARED)
+                munmap(stack, stack_size);
         if (pid < 0) {
                 r = acs_preflight_userns_error(-saved, err);
                 goto fail_sock;
@@ -910,7 +952,7 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
         ret->sync_fd = sp[0];
         ret->inner_uid = c.uid;
 
-        if (c.fast) {
+        if (c.clone == ACS_CLONE_VFORK) {
                 /* The vfork-style child shared our mm when it made itself
                  * not dumpable (init_main): that flag is the mm's, so it is
                  * ours now too, and a second sandbox from this process (a
@@ -924,16 +966,23 @@ int acs_sandbox_spawn(const acs_sandbox_cfg *cfg_in, acs_sandbox *ret, acs_error
         char who[16], path[64];
         snprintf(who, sizeof who, "%d", (int)pid);
         if ((r = write_maps(who, c.uid, c.gid, root, path)) < 0) {
-                r = acs_preflight_idmap_error(r, path, err);
-                acs_sandbox_kill(ret);
-                acs_sandbox_close(ret);
-                return r;
+                spawn_abort(ret, c.clone == ACS_CLONE_SHARED ? stack : NULL, stack_size);
+                return acs_preflight_idmap_error(r, path, err);
         }
         if (write(ret->sync_fd, &(char){ ACS_SYNC_GO }, 1) != 1) {
-                r = acs_error_errno(err, -errno, "sync", "starting the sandbox");
-                acs_sandbox_kill(ret);
-                acs_sandbox_close(ret);
-                return r;
+                r = -errno;
+                spawn_abort(ret, c.clone == ACS_CLONE_SHARED ? stack : NULL, stack_size);
+                return acs_error_errno(err, r, "sync", "starting the sandbox");
+        }
+        if (c.clone == ACS_CLONE_SHARED) {
+                /* A read cannot fail on this pipe but for a signal: any
+                 * failure is retried (errno may be the child's). */
+                char b;
+                while (read(release, &b, 1) < 0)
+                        ;
+                munmap(stack, stack_size);
+                if (was_dumpable > 0) /* see the vfork case above */
+                        (void)prctl(PR_SET_DUMPABLE, was_dumpable);
         }
         return 0;
 

@@ -106,9 +106,19 @@ typedef struct acs_sandbox {
 } acs_sandbox;
 
 
-/* The vfork-style clone with the embedded pid 1 (an ordinary user, x86-64;
- * ACS_NO_FAST_CLONE unset), else the fork-style one. */
-bool acs_sandbox_fast_clone(void);
+/*
+ * How the sandbox's pid 1 is cloned. Where the embedded acs-init is built in
+ * on x86-64 (and ACS_NO_FAST_CLONE is unset) the child works in the
+ * launcher's memory until it execs acs-init: no page tables are copied.
+ *   VFORK   an ordinary user: the launcher is suspended until that exec, and
+ *           the child writes its own id maps (one line, its own ids)
+ *   SHARED  root of the initial user namespace: its maps span host ids, which
+ *           only the launcher may write, so the launcher runs on, writes
+ *           them, and then waits for that exec
+ *   FORK    elsewhere: a copy of the launcher, whose maps it writes
+ */
+typedef enum acs_clone_kind { ACS_CLONE_FORK, ACS_CLONE_VFORK, ACS_CLONE_SHARED } acs_clone_kind;
+acs_clone_kind acs_sandbox_clone_kind(void);
 /* Whether pid 1 execs the embedded acs-init (built in on x86-64 and
  * aarch64), in either path; elsewhere the clone's own reap loop is pid 1. */
 bool acs_sandbox_init_image(void);

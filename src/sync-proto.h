@@ -9,7 +9,7 @@
  * (the program's copy is O_CLOEXEC and gone at its exec), so nothing the
  * program controls can write to it.
  *
- *   launcher -> init   ACS_SYNC_GO        (fork-style path: the maps are written)
+ *   launcher -> init   ACS_SYNC_GO        (root's and the fork-style clone: the maps are written)
  *   init -> launcher   ACS_MSG_FDS        + SCM_RIGHTS: overlay upper, lower
  *                      ACS_MSG_STARTED    + int32 0: the program was started
  *                      ACS_MSG_STATUS     + int32 wait status + int64 CPU µs

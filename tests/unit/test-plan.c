@@ -49,7 +49,7 @@ static void fact(acs_host_facts *f, const char *path)
 /* What plan-facts.c gathers, from the tables above instead of this host. */
 static void facts_for(const acs_run_request *req, acs_host_facts *f)
 {
-        *f = (acs_host_facts){ .environ = fixed_environ, .fast_clone = true, .init_image = true, .landlock_abi = 6 };
+        *f = (acs_host_facts){ .environ = fixed_environ, .clone = ACS_CLONE_VFORK, .init_image = true, .landlock_abi = 6 };
         char **const lists[] = { req->profile->ro_bind, req->profile->sockets };
         for (size_t l = 0; l < 2; l++)
                 for (char **p = lists[l]; p && *p; p++)
