@@ -4,14 +4,20 @@
 //   - `acs-launch mcp` on stdio with its pool of ready sandboxes (--pool 2),
 //   - `acs-launch mcp --pool 0` (every call a cold sandbox, as before),
 //   - `acs-launch serve --socket` (the SDK client over a unix socket),
+//   - the floor: a stdio server that answers every call at once with the
+//     pooled server's own result for it (a few lines of python3: no
+//     sandbox, no interpreter run; what the SDK client, the transport and
+//     JSON cost),
 // and a bare `python3 -I -S -c 'print(1)'` spawned from the same Node
-// process; the four are interleaved so that drift on a shared machine hits
-// them alike. Prints medians in ms and the ratios to bare python.
+// process; all are interleaved so that drift on a shared machine hits
+// them alike. Every client lists the tools first, as real clients do, so
+// the SDK validates each result against the tool's outputSchema. Prints
+// medians in ms and the ratios to bare python.
 //   node bench/warm.mjs [N] [PAUSE_MS]   (env: ACS_BUILDDIR, ACS_SRCDIR, ACS_PROFILE_PATH, PYTHON3)
 // PAUSE_MS (default 0) is slept after each round, like an agent's think
 // time; the pool refills between calls that are that far apart.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -77,6 +83,42 @@ const clients = {
 };
 await clients['MCP serve socket, pool'].connect(new UnixSocketTransport(sock));
 await sleep(500); // the pools start
+
+// The floor: the pooled server's tool list and its result for this call,
+// answered by a server that does nothing else (ids echoed as sent).
+const real = clients['MCP stdio, pool'];
+const canned = join(dir, 'canned.json');
+writeFileSync(canned, JSON.stringify({
+  tools: await real.listTools(),
+  result: await real.callTool({ name: 'execute_python', arguments: { code: 'print(1)' } }),
+}));
+const cannedServer = `
+import json, sys
+c = json.load(open(sys.argv[1]))
+out = sys.stdout
+for line in sys.stdin:
+    m = json.loads(line)
+    if 'id' not in m:
+        continue
+    if m['method'] == 'initialize':
+        r = {'protocolVersion': m['params']['protocolVersion'], 'capabilities': {'tools': {}},
+             'serverInfo': {'name': 'canned', 'version': '1'}}
+    elif m['method'] == 'tools/list':
+        r = c['tools']
+    elif m['method'] == 'tools/call':
+        r = c['result']
+    else:
+        out.write(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'error': {'code': -32601, 'message': 'no'}}) + '\n')
+        out.flush()
+        continue
+    out.write(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}) + '\n')
+    out.flush()
+`;
+const floor = new Client({ name: 'acs-warm-bench', version: '1' });
+await floor.connect(new StdioClientTransport({ command: python, args: ['-I', '-S', '-c', cannedServer, canned],
+                                               stderr: 'inherit' }));
+clients['MCP stdio, floor (canned)'] = floor;
+for (const c of Object.values(clients)) await c.listTools();
 
 async function call(c) {
   const t0 = performance.now();

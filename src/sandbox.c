@@ -743,7 +743,7 @@ bool acs_sandbox_init_image(void)
 static acs_clone_kind clone_kind(bool root)
 {
 #if defined(__x86_64__) /* acs_clone3 (clone3.c) runs a function on a new stack only here */
-        if (init_blob != NULL && !getenv("ACS_NO_FAST_CLONE") && !ACS_ASAN)
+        if (!ACS_ASAN && init_blob != NULL && !getenv("ACS_NO_FAST_CLONE"))
                 return root ? ACS_CLONE_SHARED : ACS_CLONE_VFORK;
 #endif
         (void)root;
