@@ -73,6 +73,7 @@ async function stdioClient(args) {
 const dir = mkdtempSync(join(tmpdir(), 'acs-bench-warm.'));
 const sock = join(dir, 'serve.sock');
 const server = spawn(acs, ['serve', '--socket', sock, '--pool', '2'], { stdio: ['ignore', 'inherit', 'inherit'] });
+process.on('exit', () => server.kill('SIGTERM')); // also when a call fails
 for (let i = 0; i < 200 && !existsSync(sock); i++) await sleep(25);
 await sleep(500); // the spare connection's pool
 
@@ -108,10 +109,10 @@ for line in sys.stdin:
     elif m['method'] == 'tools/call':
         r = c['result']
     else:
-        out.write(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'error': {'code': -32601, 'message': 'no'}}) + '\n')
+        out.write(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'error': {'code': -32601, 'message': 'no'}}) + '\\n')
         out.flush()
         continue
-    out.write(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}) + '\n')
+    out.write(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}) + '\\n')
     out.flush()
 `;
 const floor = new Client({ name: 'acs-warm-bench', version: '1' });
