@@ -431,12 +431,6 @@ static void flush_all_of(PyObject *objs, PyObject *t)
 }
 
 /*
- * The buffers of files that the program never closed and that something
- * outside __main__ still holds: written, as the teardown of python3's
- * modules would write them when it closes them. Text layers first: they
- * flush into their binary buffers.
- */
-/*
  * The gc module, imported once. A first import goes through importlib
  * (about 0.13 ms here): a pooled interpreter makes it while it waits for
  * its call (warm), not in the call.
@@ -449,6 +443,12 @@ static PyObject *gc_module(void)
         return gc;
 }
 
+/*
+ * The buffers of files that the program never closed and that something
+ * outside __main__ still holds: written, as the teardown of python3's
+ * modules would write them when it closes them. Text layers first: they
+ * flush into their binary buffers.
+ */
 static void flush_open_files(void)
 {
         PyObject *gc = gc_module(), *io = PyImport_ImportModule("_io");
