@@ -36,8 +36,12 @@ pid = os.posix_spawn(acs, argv, os.environ, file_actions=fa)
 while not started() and time.perf_counter() - t0 < 10:
     pass
 start_ms = (time.perf_counter() - t0) * 1e3
+ran = started()
 os.kill(pid, signal.SIGKILL)
 os.waitpid(pid, 0)
+if not ran:
+    print("the program never started in 10 s: no try made")
+    sys.exit(0)
 # kill points spread over twice that: about half land before the program runs
 alive = {signal.SIGKILL: 0, signal.SIGTERM: 0}
 for i in range(tries):
